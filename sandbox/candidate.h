@@ -1,0 +1,110 @@
+// The candidate contract: what every proposer produces and the sandbox runs.
+//
+// A candidate is one HIP source file. Its first block comment, opening with
+// "kopt:", holds a JSON object that declares how to launch it:
+//
+//   /* kopt:
+//   { "name": "naive",
+//     "launches": [{"kernel": "gemv", "grid": ["cdiv(N, ROWS)"], "block": ["ROWS * WARP"]}],
+//     "relayout": {"kernel": "relayout", "grid": [...], "block": [...]},   (optional)
+//     "packed_bytes": "N * K / 2",          (size of the relayout's output)
+//     "workspace_bytes": "0",
+//     "requires": ["K % 256 == 0"],         (shapes it supports; others are skipped)
+//     "params": {"ROWS": {"values": [1, 2, 4, 8], "default": 4}},
+//     "nondeterministic": false }
+//   */
+//
+// Expressions (sandbox/expr.h) see K, N, G, WARP (the device's warp size), SMS
+// (multiprocessors) and every parameter; parameters also reach the source as
+// macros (-DROWS=4). Kernel signatures are fixed (README "Candidate contract"):
+//   gemv-like:  (const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G)
+//   relayout:   (const kopt_u8* canonical, kopt_u8* packed, int K, int N, int G)
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sandbox/expr.h"
+#include "sandbox/problem.h"
+#include "sandbox/status.h"
+
+namespace kopt {
+
+struct LaunchSpec {
+  std::string kernel;
+  std::array<std::string, 3> grid{"1", "1", "1"};
+  std::array<std::string, 3> block{"1", "1", "1"};
+  std::string shared_bytes = "0";
+};
+
+struct TunableParam {
+  std::string name;
+  std::vector<int64_t> values;
+  int64_t default_value = 0;
+};
+
+struct CandidateSpec {
+  std::string name;
+  std::string description;
+  std::vector<LaunchSpec> launches;  // per call, in order; all are timed
+  std::optional<LaunchSpec> relayout;
+  std::string packed_bytes = "0";
+  std::string workspace_bytes = "0";
+  std::vector<std::string> requires_;
+  std::vector<TunableParam> params;
+  bool nondeterministic = false;
+};
+
+struct Candidate {
+  std::string source;
+  CandidateSpec spec;
+  std::map<std::string, int64_t> params;  // the chosen value of every declared parameter
+};
+
+// Parses the contract block of `source`; `overrides` set parameter values
+// (each must be declared and among its values). Missing values take defaults.
+Status parse_candidate(const std::string& source, const std::map<std::string, int64_t>& overrides,
+                       Candidate* out);
+
+// The contract block as JSON text, for prompts and error messages.
+std::string contract_json(const CandidateSpec& spec);
+
+struct DeviceLimits {
+  int64_t warp = 32;
+  int64_t sms = 1;
+  int64_t max_threads_per_block = 1024;
+  int64_t max_shared_bytes = 48 * 1024;
+};
+
+struct ResolvedLaunch {
+  std::string kernel;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;
+};
+
+struct LaunchPlan {
+  bool supported = true;        // false: the shape fails a "requires" clause
+  std::string unsupported_reason;
+  std::vector<ResolvedLaunch> launches;
+  std::optional<ResolvedLaunch> relayout;
+  int64_t packed_bytes = 0;
+  int64_t workspace_bytes = 0;
+};
+
+// Evaluates every expression for one shape and device. Errors are contract
+// errors (bad expression, zero-size grid, too many threads...).
+Status plan_launches(const Candidate& candidate, const Shape& shape, const DeviceLimits& limits,
+                     LaunchPlan* plan);
+
+// Compile-time macros for the chosen parameters ("-DROWS=4" ...), sorted by name.
+std::vector<std::string> parameter_defines(const Candidate& candidate);
+
+// A short stable identity of source + parameter values (hex of a 64-bit hash).
+std::string candidate_key(const Candidate& candidate);
+
+}  // namespace kopt

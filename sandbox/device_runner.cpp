@@ -1,0 +1,717 @@
+#include "sandbox/device_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "sandbox/candidate.h"
+#include "sandbox/gpu_api.h"
+#include "sandbox/prelude.h"
+#include "sandbox/static_checks.h"
+
+namespace kopt {
+
+namespace {
+
+// Guard bands around every buffer: a candidate that writes outside its
+// output changes them. 4 KiB keeps the user region 256-byte aligned.
+constexpr size_t kGuardBytes = 4096;
+constexpr unsigned char kGuardByte = 0xA5;
+// 0xFF bytes are a NaN in fp32: an output element nobody wrote stays NaN.
+constexpr unsigned char kPoisonByte = 0xFF;
+// The workspace is poisoned too (with bytes that are not zero) before the
+// one zeroing the contract promises, so reliance on fresh memory shows.
+constexpr size_t kMinWorkspaceBytes = 256;
+
+class GuardedBuffer {
+ public:
+  GuardedBuffer() = default;
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+  ~GuardedBuffer() {
+    if (base_) (void)hipFree(base_);
+  }
+  Status allocate(size_t bytes) {
+    bytes_ = bytes;
+    KOPT_GPU_CHECK(hipMalloc(&base_, bytes + 2 * kGuardBytes));
+    KOPT_GPU_CHECK(hipMemsetD8(base_, kGuardByte, kGuardBytes));
+    KOPT_GPU_CHECK(hipMemsetD8(user() + bytes, kGuardByte, kGuardBytes));
+    return Status();
+  }
+  char* user() const { return static_cast<char*>(base_) + kGuardBytes; }
+  void* ptr() const { return user(); }
+  size_t size() const { return bytes_; }
+  Status upload(const void* data, size_t bytes) {
+    KOPT_GPU_CHECK(hipMemcpyHtoD(user(), data, bytes));
+    return Status();
+  }
+  Status download(void* data, size_t bytes) const {
+    KOPT_GPU_CHECK(hipMemcpyDtoH(data, user(), bytes));
+    return Status();
+  }
+  Status fill(unsigned char value) {
+    KOPT_GPU_CHECK(hipMemsetD8(user(), value, bytes_));
+    return Status();
+  }
+  Status guards_intact(bool* intact) const {
+    std::vector<unsigned char> front(kGuardBytes), back(kGuardBytes);
+    KOPT_GPU_CHECK(hipMemcpyDtoH(front.data(), base_, kGuardBytes));
+    KOPT_GPU_CHECK(hipMemcpyDtoH(back.data(), user() + bytes_, kGuardBytes));
+    auto clean = [](const std::vector<unsigned char>& v) {
+      return std::all_of(v.begin(), v.end(), [](unsigned char b) { return b == kGuardByte; });
+    };
+    *intact = clean(front) && clean(back);
+    return Status();
+  }
+
+ private:
+  void* base_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+struct Module {
+  hipModule_t module = nullptr;
+  ~Module() {
+    if (module) (void)hipModuleUnload(module);
+  }
+};
+
+struct Stream {
+  hipStream_t stream = nullptr;
+  ~Stream() {
+    if (stream) (void)hipStreamDestroy(stream);
+  }
+};
+
+struct Event {
+  hipEvent_t event = nullptr;
+  ~Event() {
+    if (event) (void)hipEventDestroy(event);
+  }
+};
+
+struct BoundLaunch {
+  hipFunction_t function;
+  ResolvedLaunch launch;
+};
+
+// The GPU errors that mean the kernel faulted and the context is gone.
+bool is_fault(int code) {
+#if defined(KOPT_PLATFORM_NVIDIA)
+  return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED ||
+         code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
+         code == CUDA_ERROR_INVALID_ADDRESS_SPACE || code == CUDA_ERROR_INVALID_PC ||
+         code == CUDA_ERROR_HARDWARE_STACK_ERROR || code == CUDA_ERROR_ASSERT ||
+         code == CUDA_ERROR_LAUNCH_TIMEOUT || code == CUDA_ERROR_UNKNOWN;
+#else
+  return code == hipErrorLaunchFailure || code == hipErrorIllegalAddress ||
+         code == hipErrorAssert || code == hipErrorLaunchTimeOut || code == hipErrorUnknown;
+#endif
+}
+
+std::string compiler_version() {
+  int major = 0, minor = 0;
+  hiprtcVersion(&major, &minor);
+#if defined(KOPT_PLATFORM_NVIDIA)
+  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+#else
+  return "hiprtc " + std::to_string(major) + "." + std::to_string(minor);
+#endif
+}
+
+// Compiles a full source (prelude included). `failed` distinguishes a
+// candidate's compile error (a verdict) from kopt's own failure (a Status).
+Status compile(const std::string& full_source, const std::vector<std::string>& options,
+               std::string* code, std::string* log, bool* failed) {
+  hiprtcProgram prog;
+  if (hiprtcCreateProgram(&prog, full_source.c_str(), "candidate.hip", 0, nullptr, nullptr) != HIPRTC_SUCCESS)
+    return Status::error("hiprtcCreateProgram failed");
+  std::vector<const char*> opts;
+  for (const auto& o : options) opts.push_back(o.c_str());
+  hiprtcResult r = hiprtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  size_t log_size = 0;
+  hiprtcGetProgramLogSize(prog, &log_size);
+  log->assign(log_size, '\0');
+  if (log_size > 0) hiprtcGetProgramLog(prog, &(*log)[0]);
+  while (!log->empty() && log->back() == '\0') log->pop_back();
+  *failed = r != HIPRTC_SUCCESS;
+  if (!*failed) {
+    size_t size = 0;
+    hiprtcGetCodeSize(prog, &size);
+    code->assign(size, '\0');
+    hiprtcGetCode(prog, &(*code)[0]);
+  }
+  hiprtcDestroyProgram(&prog);
+  return Status();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+const char* const kBandwidthKernel = R"(
+// Streaming read: 16-byte loads, UNROLL loads in flight per thread, one store
+// per thread that depends on every load so nothing is optimised away.
+KOPT_KERNEL void kopt_read_bandwidth(const uint4* __restrict__ p, kopt_u64 n16, kopt_u32* out) {
+  kopt_u32 acc = 0;
+  const kopt_u64 stride = (kopt_u64)gridDim.x * blockDim.x;
+  kopt_u64 i = (kopt_u64)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + (UNROLL - 1) * stride < n16; i += UNROLL * stride) {
+    uint4 v[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) v[u] = kopt_load_stream16(p + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  for (; i < n16; i += stride) {
+    uint4 v = kopt_load_stream16(p + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9E3779B9u) out[0] = acc;
+}
+)";
+
+}  // namespace
+
+struct DeviceRunner::Impl {
+  Stream stream;
+  std::vector<std::string> base_options;
+  double read_bw = 0;
+};
+
+std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
+  hipError_t e = hipInit(0);
+  int count = 0;
+  if (e == hipSuccess) e = hipGetDeviceCount(&count);
+  if (e != hipSuccess || count == 0) {
+    *error = std::string("no GPU: ") + (e != hipSuccess ? hipGetErrorString(e) : "no device found");
+    return nullptr;
+  }
+  std::unique_ptr<DeviceRunner> r(new DeviceRunner());
+  r->impl_ = std::make_unique<Impl>();
+  hipDeviceProp_t prop;
+  if ((e = hipSetDevice(0)) != hipSuccess || (e = hipGetDeviceProperties(&prop, 0)) != hipSuccess ||
+      (e = hipStreamCreateWithFlags(&r->impl_->stream.stream, hipStreamNonBlocking)) != hipSuccess) {
+    *error = std::string("GPU initialisation failed: ") + hipGetErrorString(e);
+    return nullptr;
+  }
+  DeviceInfo& d = r->device_;
+  d.name = prop.name;
+  d.platform = gpu_platform_name();
+  d.multiprocessors = prop.multiProcessorCount;
+  d.l2_bytes = prop.l2CacheSize;
+  d.warp_size = prop.warpSize;
+  d.clock_khz = prop.clockRate;
+  d.memory_clock_khz = prop.memoryClockRate;
+  d.total_memory = static_cast<int64_t>(prop.totalGlobalMem);
+  d.max_shared_bytes = static_cast<int64_t>(prop.sharedMemPerBlock);
+  d.max_threads_per_block = prop.maxThreadsPerBlock;
+  hipDriverGetVersion(&d.driver_version);
+  hipRuntimeGetVersion(&d.runtime_version);
+  d.compiler = compiler_version();
+  std::vector<std::string>& o = r->impl_->base_options;
+#if defined(KOPT_PLATFORM_NVIDIA)
+  d.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  o = {"--gpu-architecture=compute_" + std::to_string(prop.major) + std::to_string(prop.minor),
+       std::string("-I") + kopt_cuda_include_dir(), "--std=c++17"};
+#else
+  d.arch = prop.gcnArchName;
+  o = {std::string("--gpu-architecture=") + prop.gcnArchName, "-O3", "-std=c++17"};
+#endif
+  o.push_back("-DKOPT_WARP_SIZE=" + std::to_string(prop.warpSize));
+  return r;
+}
+
+DeviceRunner::~DeviceRunner() = default;
+
+double DeviceRunner::read_bandwidth_gbps() {
+  if (impl_->read_bw > 0) return impl_->read_bw;
+  size_t free_bytes = 0, total = 0;
+  if (hipMemGetInfo(&free_bytes, &total) != hipSuccess) return 0;
+  size_t bytes = std::max<size_t>(size_t{1} << 30, static_cast<size_t>(device_.l2_bytes) * 16);
+  bytes = std::min(bytes, free_bytes / 4) & ~size_t{255};
+  void* buf = nullptr;
+  void* out = nullptr;
+  if (hipMalloc(&buf, bytes) != hipSuccess || hipMalloc(&out, 256) != hipSuccess) return 0;
+  (void)hipMemsetD8(buf, 0x3C, bytes);
+  double best = 0;
+  for (int unroll : {4, 8}) {
+    std::string code, log;
+    bool failed = false;
+    std::vector<std::string> opts = impl_->base_options;
+    opts.push_back("-DUNROLL=" + std::to_string(unroll));
+    if (!compile(assemble_source(kBandwidthKernel), opts, &code, &log, &failed).ok() || failed) continue;
+    Module m;
+    hipFunction_t f;
+    if (hipModuleLoadData(&m.module, code.data()) != hipSuccess ||
+        hipModuleGetFunction(&f, m.module, "kopt_read_bandwidth") != hipSuccess)
+      continue;
+    unsigned long long n16 = bytes / 16;
+    void* args[] = {&buf, &n16, &out};
+    unsigned grid = static_cast<unsigned>(device_.multiprocessors) * 4, block = 512;
+    Event start, stop;
+    hipEventCreate(&start.event);
+    hipEventCreate(&stop.event);
+    std::vector<double> samples;
+    const int launches = 3;
+    for (int rep = 0; rep < 12; ++rep) {
+      hipEventRecord(start.event, impl_->stream.stream);
+      for (int l = 0; l < launches; ++l)
+        hipModuleLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, impl_->stream.stream, args, nullptr);
+      hipEventRecord(stop.event, impl_->stream.stream);
+      if (hipEventSynchronize(stop.event) != hipSuccess) break;
+      float ms = 0;
+      hipEventElapsedTime(&ms, start.event, stop.event);
+      if (rep >= 2 && ms > 0) samples.push_back(static_cast<double>(bytes) * launches / (ms * 1e-3) / 1e9);
+    }
+    best = std::max(best, median(samples));
+  }
+  (void)hipFree(buf);
+  (void)hipFree(out);
+  impl_->read_bw = best;
+  device_.read_bandwidth_gbps = best;
+  return best;
+}
+
+namespace {
+
+// Everything one evaluation allocates, freed on every path out.
+struct Evaluation {
+  const EvalRequest& request;
+  const DeviceInfo& device;
+  hipStream_t stream;
+  EvalResult& result;
+  Candidate candidate;
+  LaunchPlan plan;
+  Module module;
+  std::vector<BoundLaunch> call;
+  hipFunction_t relayout = nullptr;
+  bool fault = false;
+
+  Evaluation(const EvalRequest& r, const DeviceInfo& d, hipStream_t s, EvalResult& out)
+      : request(r), device(d), stream(s), result(out) {}
+
+  // Ends the evaluation with a verdict; returns false so callers can `return fail(...)`.
+  bool fail(Verdict v, const std::string& message) {
+    result.verdict = v;
+    result.message = message;
+    return false;
+  }
+  // A GPU failure: a fault in the candidate's kernel, or our own error.
+  bool gpu_fail(const Status& s, const std::string& during) {
+    if (is_fault(s.gpu_code())) {
+      fault = true;
+      return fail(Verdict::kLaunchError, "kernel fault during " + during + ": " + s.message());
+    }
+    return fail(Verdict::kInternalError, s.message());
+  }
+
+  Status launch_one(const BoundLaunch& b, const void* x, const void* w, void* y, void* ws) {
+    int K = static_cast<int>(request.shape.K), N = static_cast<int>(request.shape.N),
+        G = static_cast<int>(request.shape.G);
+    void* args[] = {&x, &w, &y, &ws, &K, &N, &G};
+    const auto& l = b.launch;
+    KOPT_GPU_CHECK(hipModuleLaunchKernel(b.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                         l.block[2], l.shared_bytes, stream, args, nullptr));
+    return Status();
+  }
+  // One GEMV call: every launch the candidate declares, in order.
+  Status launch_call(const void* x, const void* w, void* y, void* ws) {
+    for (const auto& b : call) KOPT_RETURN_IF_ERROR(launch_one(b, x, w, y, ws));
+    return Status();
+  }
+  Status run_relayout(const void* canonical, void* packed) {
+    int K = static_cast<int>(request.shape.K), N = static_cast<int>(request.shape.N),
+        G = static_cast<int>(request.shape.G);
+    void* args[] = {&canonical, &packed, &K, &N, &G};
+    const auto& l = *plan.relayout;
+    KOPT_GPU_CHECK(hipModuleLaunchKernel(relayout, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                         l.block[2], l.shared_bytes, stream, args, nullptr));
+    KOPT_GPU_CHECK(hipStreamSynchronize(stream));
+    return Status();
+  }
+  Status sync() {
+    KOPT_GPU_CHECK(hipStreamSynchronize(stream));
+    return Status();
+  }
+};
+
+}  // namespace
+
+EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& stage) {
+  EvalResult result;
+  result.shape = req.shape.name();
+  result.device = device_;
+  Evaluation ev(req, device_, impl_->stream.stream, result);
+  // However the evaluation ends, a kernel fault means this context is gone.
+  struct FaultRecorder {
+    const Evaluation& ev;
+    bool& lost;
+    ~FaultRecorder() { lost = lost || ev.fault; }
+  } fault_recorder{ev, context_lost_};
+  auto enter = [&](const std::string& s) {
+    result.stage = s;
+    if (stage) stage(s);
+  };
+
+  // Contract and plan.
+  enter("contract");
+  Status s = validate_shape(req.shape);
+  if (!s.ok()) {
+    ev.fail(Verdict::kContractError, s.message());
+    return result;
+  }
+  s = parse_candidate(req.source, req.params, &ev.candidate);
+  if (!s.ok()) {
+    ev.fail(Verdict::kContractError, s.message());
+    return result;
+  }
+  result.candidate_key = candidate_key(ev.candidate);
+  DeviceLimits limits{device_.warp_size, device_.multiprocessors, device_.max_threads_per_block,
+                      device_.max_shared_bytes};
+  s = plan_launches(ev.candidate, req.shape, limits, &ev.plan);
+  if (!s.ok()) {
+    ev.fail(Verdict::kContractError, s.message());
+    return result;
+  }
+  if (!ev.plan.supported) {
+    ev.fail(Verdict::kUnsupportedShape, ev.plan.unsupported_reason);
+    return result;
+  }
+
+  // Static checks on the source.
+  enter("static");
+  std::vector<std::string> kernels;
+  for (const auto& l : ev.candidate.spec.launches) kernels.push_back(l.kernel);
+  if (ev.candidate.spec.relayout) kernels.push_back(ev.candidate.spec.relayout->kernel);
+  std::string cleaned;
+  s = check_source(req.source, kernels, &cleaned);
+  if (!s.ok()) {
+    ev.fail(Verdict::kStaticRejected, s.message());
+    return result;
+  }
+
+  // Compile, scan the code, load.
+  enter("compile");
+  std::vector<std::string> options = impl_->base_options;
+  for (const auto& d : parameter_defines(ev.candidate)) options.push_back(d);
+  for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
+  std::string code, log;
+  bool failed = false;
+  s = compile(assemble_source(cleaned), options, &code, &log, &failed);
+  result.log = log.substr(0, 16384);
+  if (!s.ok()) {
+    ev.fail(Verdict::kInternalError, s.message());
+    return result;
+  }
+  if (failed) {
+    ev.fail(Verdict::kCompileError, "does not compile for " + device_.arch);
+    return result;
+  }
+#if defined(KOPT_PLATFORM_NVIDIA)
+  s = check_no_matrix_instructions(code);
+  if (!s.ok()) {
+    ev.fail(Verdict::kStaticRejected, s.message());
+    return result;
+  }
+#endif
+  enter("load");
+  hipError_t e = hipModuleLoadData(&ev.module.module, code.data());
+  if (e != hipSuccess) {
+    ev.fail(Verdict::kCompileError, std::string("module load failed: ") + hipGetErrorString(e));
+    return result;
+  }
+  auto bind = [&](const std::string& name, hipFunction_t* f) {
+    if (hipModuleGetFunction(f, ev.module.module, name.c_str()) != hipSuccess)
+      return ev.fail(Verdict::kContractError, "kernel '" + name + "' not found in the compiled code");
+    int regs = 0, local = 0, shared = 0;
+    hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
+    hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
+    hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
+    result.nvidia.checked = true;
+    result.nvidia.registers = std::max(result.nvidia.registers, regs);
+    result.nvidia.local_bytes = std::max(result.nvidia.local_bytes, local);
+    result.nvidia.static_shared_bytes = std::max(result.nvidia.static_shared_bytes, shared);
+    return true;
+  };
+  for (const auto& l : ev.plan.launches) {
+    BoundLaunch b{nullptr, l};
+    if (!bind(l.kernel, &b.function)) return result;
+    ev.call.push_back(b);
+  }
+  if (ev.plan.relayout && !bind(ev.plan.relayout->kernel, &ev.relayout)) return result;
+
+  const Shape& shape = req.shape;
+  const CanonicalLayout layout = CanonicalLayout::of(shape);
+  const bool has_relayout = ev.plan.relayout.has_value();
+  const size_t w_bytes = has_relayout ? static_cast<size_t>(ev.plan.packed_bytes) : layout.total_bytes;
+  const size_t ws_bytes = std::max<size_t>(kMinWorkspaceBytes, static_cast<size_t>(ev.plan.workspace_bytes));
+  const size_t x_bytes = static_cast<size_t>(shape.K) * 2, y_bytes = static_cast<size_t>(shape.N) * 4;
+
+  // Verification buffers.
+  GuardedBuffer x, canonical, packed, y, ws;
+  s = x.allocate(x_bytes);
+  if (s.ok()) s = canonical.allocate(layout.total_bytes);
+  if (s.ok() && has_relayout) s = packed.allocate(w_bytes);
+  if (s.ok()) s = y.allocate(y_bytes);
+  if (s.ok()) s = ws.allocate(ws_bytes);
+  if (!s.ok()) {
+    ev.fail(Verdict::kInternalError, "allocating verification buffers: " + s.message());
+    return result;
+  }
+  GuardedBuffer& weights = has_relayout ? packed : canonical;
+  auto check_guards = [&](const std::string& during) {
+    for (const GuardedBuffer* b : {&x, &canonical, &y, &ws, &packed}) {
+      if (b->ptr() == nullptr || b->size() == 0) continue;
+      bool intact = true;
+      Status gs = b->guards_intact(&intact);
+      if (!gs.ok()) return ev.gpu_fail(gs, during);
+      if (!intact) return ev.fail(Verdict::kGuardViolation, "bytes outside a buffer changed during " + during);
+    }
+    return true;
+  };
+  // Downloads a buffer and compares it with what it held before the run.
+  auto unchanged = [&](const GuardedBuffer& b, const std::vector<uint8_t>& before, const std::string& what,
+                       const std::string& during) {
+    std::vector<uint8_t> now(before.size());
+    Status ds = b.download(now.data(), now.size());
+    if (!ds.ok()) return ev.gpu_fail(ds, during);
+    if (now != before) return ev.fail(Verdict::kInputModified, what + " changed during " + during);
+    return true;
+  };
+
+  std::vector<float> out(static_cast<size_t>(shape.N)), again(static_cast<size_t>(shape.N));
+  const std::vector<Dataset> datasets = all_datasets();
+  for (int trial = 0; trial < req.trials; ++trial) {
+    for (Dataset dataset : datasets) {
+      const std::string what = std::string(dataset_name(dataset)) + " #" + std::to_string(trial + 1);
+      enter("verify " + what);
+      result.dataset = dataset_name(dataset);
+      uint64_t seed = req.seed * 1000003ull + static_cast<uint64_t>(trial) * 17 + static_cast<uint64_t>(dataset);
+      ProblemData data = generate_problem(shape, dataset, seed);
+      std::vector<double> ref = reference_gemv(data);
+      s = x.upload(data.x.data(), x_bytes);
+      if (s.ok()) s = canonical.upload(data.blob.data(), data.blob.size());
+      if (s.ok() && has_relayout) s = packed.fill(kPoisonByte);
+      if (!s.ok()) return ev.gpu_fail(s, "upload"), result;
+      // Load time: the re-layout, untimed, then the workspace zeroing the
+      // contract promises (after poisoning it, so stale contents never help).
+      if (has_relayout) {
+        s = ev.run_relayout(canonical.ptr(), packed.ptr());
+        if (!s.ok()) return ev.gpu_fail(s, "relayout " + what), result;
+        if (!unchanged(canonical, data.blob, "the canonical weights", "relayout " + what)) return result;
+      }
+      if (!(s = ws.fill(kPoisonByte)).ok() || !(s = ws.fill(0)).ok()) return ev.gpu_fail(s, "workspace"), result;
+      std::vector<uint8_t> w_before(w_bytes);
+      if (!(s = weights.download(w_before.data(), w_bytes)).ok()) return ev.gpu_fail(s, "download"), result;
+
+      // Run, twice on the same inputs, each time into a poisoned output.
+      for (int run = 0; run < 2; ++run) {
+        std::vector<float>& dst = run == 0 ? out : again;
+        if (!(s = y.fill(kPoisonByte)).ok()) return ev.gpu_fail(s, "poison"), result;
+        s = ev.launch_call(x.ptr(), weights.ptr(), y.ptr(), ws.ptr());
+        if (s.ok()) s = ev.sync();
+        if (!s.ok()) {
+          if (is_fault(s.gpu_code())) {
+            ev.fault = true;
+            ev.fail(Verdict::kLaunchError, "kernel fault on " + what + ": " + s.message());
+          } else {
+            ev.fail(Verdict::kLaunchError, "launch failed on " + what + ": " + s.message());
+          }
+          return result;
+        }
+        if (!(s = y.download(dst.data(), y_bytes)).ok()) return ev.gpu_fail(s, "download"), result;
+        if (!check_guards(what)) return result;
+        if (!unchanged(x, std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(data.x.data()),
+                                               reinterpret_cast<const uint8_t*>(data.x.data()) + x_bytes),
+                       "x", what))
+          return result;
+        if (!unchanged(weights, w_before, "the weights", what)) return result;
+      }
+      Comparison c = compare_output(ref, out.data(), Tolerance{});
+      result.max_abs_error = std::max(result.max_abs_error, c.max_abs_error);
+      if (!c.ok) {
+        result.first_bad_index = c.first_bad;
+        result.expected = c.expected;
+        result.got = c.got;
+        ev.fail(c.not_written > 0 ? Verdict::kNotWritten : Verdict::kWrongResult, what + ": " + c.describe());
+        return result;
+      }
+      if (zero_variance(out.data(), out.size()) && shape.N > 1) {
+        ev.fail(Verdict::kZeroVariance, what + ": every output element has the same value");
+        return result;
+      }
+      if (!ev.candidate.spec.nondeterministic &&
+          std::memcmp(out.data(), again.data(), y_bytes) != 0) {
+        size_t i = 0;
+        while (i < out.size() && std::memcmp(&out[i], &again[i], 4) == 0) ++i;
+        result.first_bad_index = static_cast<int64_t>(i);
+        result.expected = out[i];
+        result.got = again[i];
+        ev.fail(Verdict::kNondeterministic, what + ": two runs on the same inputs differ at index " +
+                                                std::to_string(i) + " (declare \"nondeterministic\": true if intended)");
+        return result;
+      }
+      if (ev.candidate.spec.nondeterministic) {
+        Comparison c2 = compare_output(ref, again.data(), Tolerance{});
+        if (!c2.ok) {
+          ev.fail(Verdict::kWrongResult, what + " (second run): " + c2.describe());
+          return result;
+        }
+      }
+    }
+  }
+  result.dataset.clear();
+
+  if (!req.time) {
+    result.verdict = Verdict::kOk;
+    result.message = "verified (not timed)";
+    return result;
+  }
+
+  // Timing: rotate among enough weight copies that the working set is several
+  // times the L2, launch many calls per measurement from a captured graph.
+  enter("time setup");
+  const double bw = read_bandwidth_gbps();
+  const size_t per_copy = w_bytes + x_bytes + y_bytes;
+  const size_t target = static_cast<size_t>(req.working_set_l2_multiple * static_cast<double>(device_.l2_bytes));
+  size_t copies = std::clamp<size_t>((target + per_copy - 1) / per_copy, 2, 4096);
+  size_t free_bytes = 0, total_bytes = 0;
+  hipMemGetInfo(&free_bytes, &total_bytes);
+  if (copies * per_copy > free_bytes / 2) {
+    ev.fail(Verdict::kInternalError, "not enough device memory to rotate " + std::to_string(copies) + " weight copies");
+    return result;
+  }
+  std::vector<std::unique_ptr<GuardedBuffer>> wc(copies), xc(copies), yc(copies);
+  // Copies whose outputs are checked after every batch: first, middle, last.
+  std::map<size_t, size_t> checked;  // copy index -> position in checked_data
+  for (size_t i : {size_t{0}, copies / 2, copies - 1}) checked.emplace(i, checked.size());
+  std::vector<ProblemData> checked_data(checked.size());
+  for (size_t i = 0; i < copies; ++i) {
+    wc[i] = std::make_unique<GuardedBuffer>();
+    xc[i] = std::make_unique<GuardedBuffer>();
+    yc[i] = std::make_unique<GuardedBuffer>();
+    s = wc[i]->allocate(w_bytes);
+    if (s.ok()) s = xc[i]->allocate(x_bytes);
+    if (s.ok()) s = yc[i]->allocate(y_bytes);
+    if (!s.ok()) return ev.gpu_fail(s, "timing allocation"), result;
+    ProblemData data = generate_problem(shape, Dataset::kRandom, req.seed * 7919ull + 1000 + i);
+    s = has_relayout ? canonical.upload(data.blob.data(), data.blob.size())
+                     : wc[i]->upload(data.blob.data(), data.blob.size());
+    if (s.ok() && has_relayout) s = ev.run_relayout(canonical.ptr(), wc[i]->ptr());
+    if (!s.ok()) return ev.gpu_fail(s, "timing relayout"), result;
+    auto c = checked.find(i);
+    if (c != checked.end()) checked_data[c->second] = std::move(data);
+  }
+  if (!(s = ws.fill(0)).ok()) return ev.gpu_fail(s, "workspace"), result;
+
+  const size_t calls = copies * std::max<size_t>(1, (64 + copies - 1) / copies);
+  Timing timing;
+  timing.weight_copies = static_cast<int>(copies);
+  timing.working_set_bytes = static_cast<int64_t>(copies * per_copy);
+  timing.calls_per_repetition = static_cast<int>(calls);
+  timing.bytes = shape_bytes(shape);
+
+  hipGraph_t graph = nullptr;
+  hipGraphExec_t exec = nullptr;
+  bool graph_ok = hipStreamBeginCapture(ev.stream, hipStreamCaptureModeThreadLocal) == hipSuccess;
+  if (graph_ok) {
+    Status cs;
+    for (size_t c = 0; c < calls && cs.ok(); ++c) {
+      size_t i = c % copies;
+      cs = ev.launch_call(xc[i]->ptr(), wc[i]->ptr(), yc[i]->ptr(), ws.ptr());
+    }
+    graph_ok = hipStreamEndCapture(ev.stream, &graph) == hipSuccess && cs.ok() &&
+               hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0) == hipSuccess;
+  }
+  timing.method = graph_ok ? "graph-replay/events" : "stream-batch/events";
+  auto replay = [&]() -> Status {
+    if (graph_ok) {
+      KOPT_GPU_CHECK(hipGraphLaunch(exec, ev.stream));
+      return Status();
+    }
+    for (size_t c = 0; c < calls; ++c) {
+      size_t i = c % copies;
+      KOPT_RETURN_IF_ERROR(ev.launch_call(xc[i]->ptr(), wc[i]->ptr(), yc[i]->ptr(), ws.ptr()));
+    }
+    return Status();
+  };
+  struct GraphGuard {
+    hipGraph_t& g;
+    hipGraphExec_t& e;
+    ~GraphGuard() {
+      if (e) (void)hipGraphExecDestroy(e);
+      if (g) (void)hipGraphDestroy(g);
+    }
+  } graph_guard{graph, exec};
+
+  Event start, stop;
+  hipEventCreate(&start.event);
+  hipEventCreate(&stop.event);
+  std::vector<double> samples;
+  for (int batch = 0; batch < req.time_batches; ++batch) {
+    enter("time batch " + std::to_string(batch + 1));
+    // Fresh x for every copy, poisoned outputs: a result cached from an
+    // earlier batch (by pointer or content) is now wrong.
+    for (size_t i = 0; i < copies; ++i) {
+      ProblemData fresh;
+      fresh.shape = shape;
+      auto c = checked.find(i);
+      ProblemData& target_data = c != checked.end() ? checked_data[c->second] : fresh;
+      regenerate_x(&target_data, Dataset::kRandom, req.seed * 104729ull + static_cast<uint64_t>(batch) * 65537 + i);
+      s = xc[i]->upload(target_data.x.data(), x_bytes);
+      if (s.ok()) s = yc[i]->fill(kPoisonByte);
+      if (!s.ok()) return ev.gpu_fail(s, "timing upload"), result;
+    }
+    s = replay();  // warm-up (module, graph upload, clocks)
+    if (s.ok()) s = ev.sync();
+    if (!s.ok()) return ev.gpu_fail(s, "timing warm-up"), result;
+    for (int rep = 0; rep < req.repetitions; ++rep) {
+      hipEventRecord(start.event, ev.stream);
+      s = replay();
+      hipEventRecord(stop.event, ev.stream);
+      if (s.ok()) {
+        hipError_t se = hipEventSynchronize(stop.event);
+        if (se != hipSuccess) s = GpuError{se, std::string("timed replay: ") + hipGetErrorString(se)};
+      }
+      if (!s.ok()) return ev.gpu_fail(s, "timing"), result;
+      float ms = 0;
+      hipEventElapsedTime(&ms, start.event, stop.event);
+      samples.push_back(static_cast<double>(ms) * 1000.0 / static_cast<double>(calls));
+    }
+    // The timed runs' own outputs must be right too.
+    for (const auto& [i, j] : checked) {
+      if (!(s = yc[i]->download(out.data(), y_bytes)).ok()) return ev.gpu_fail(s, "timing check"), result;
+      Comparison c = compare_output(reference_gemv(checked_data[j]), out.data(), Tolerance{});
+      if (!c.ok) {
+        result.dataset = "timed run";
+        result.first_bad_index = c.first_bad;
+        result.expected = c.expected;
+        result.got = c.got;
+        ev.fail(c.not_written > 0 ? Verdict::kNotWritten : Verdict::kWrongResult,
+                "timed run, batch " + std::to_string(batch + 1) + ", copy " + std::to_string(i) + ": " + c.describe());
+        return result;
+      }
+    }
+    if (!check_guards("timing")) return result;
+  }
+  timing.repetitions = static_cast<int>(samples.size());
+  timing.median_us = median(samples);
+  timing.min_us = *std::min_element(samples.begin(), samples.end());
+  timing.max_us = *std::max_element(samples.begin(), samples.end());
+  timing.spread_pct = timing.median_us > 0 ? 100.0 * (timing.max_us - timing.min_us) / timing.median_us : 0;
+  timing.gbps = timing.median_us > 0 ? static_cast<double>(timing.bytes) / (timing.median_us * 1e-6) / 1e9 : 0;
+  timing.fraction_of_read_bw = bw > 0 ? timing.gbps / bw : 0;
+  result.timing = timing;
+  result.device = device_;
+  result.verdict = Verdict::kOk;
+  result.message = "verified on " + std::to_string(req.trials * static_cast<int>(datasets.size())) +
+                   " input sets and " + std::to_string(req.time_batches) + " timed batches";
+  return result;
+}
+
+}  // namespace kopt

@@ -1,0 +1,110 @@
+// What the sandbox says about a candidate: a verdict with its reason, the
+// numbers, and everything that affects them. A bad candidate is a value,
+// never a crash.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "sandbox/amd_offline.h"
+#include "sandbox/problem.h"
+
+namespace kopt {
+
+// A fixed list, in the order of the evaluation stages.
+enum class Verdict {
+  kOk,
+  kContractError,     // the kopt: block is missing or wrong
+  kUnsupportedShape,  // the contract's "requires" excludes this shape
+  kStaticRejected,    // source rules or a matrix-core instruction
+  kCompileError,
+  kLaunchError,       // a launch failed or a kernel faulted (illegal address, trap)
+  kTimeout,           // compile or a launch batch ran past its limit; the worker was killed
+  kCrash,             // the worker died
+  kMemoryLimit,       // the worker grew past its memory limit
+  kNotWritten,        // some outputs kept the NaN poison
+  kWrongResult,       // outside atol + rtol·|ref|
+  kGuardViolation,    // bytes changed outside a buffer
+  kInputModified,     // x or weights changed by a run
+  kNondeterministic,  // two runs on the same inputs differ (undeclared)
+  kZeroVariance,      // constant output
+  kNoDevice,          // no GPU: nothing was run
+  kInternalError,     // kopt's own failure (e.g. out of device memory for the harness)
+};
+const char* verdict_name(Verdict v);
+bool parse_verdict(const std::string& name, Verdict* out);
+
+struct DeviceInfo {
+  std::string name;
+  std::string platform;       // nvidia-cuda | amd-hip
+  std::string arch;           // sm_90, gfx906...
+  int driver_version = 0;
+  int runtime_version = 0;
+  std::string compiler;       // e.g. "nvrtc 13.0"
+  int multiprocessors = 0;
+  int64_t l2_bytes = 0;
+  int warp_size = 0;
+  int clock_khz = 0;
+  int memory_clock_khz = 0;
+  int64_t total_memory = 0;
+  int64_t max_shared_bytes = 0;
+  int max_threads_per_block = 0;
+  double read_bandwidth_gbps = 0;  // measured streaming read, 0 if not measured
+};
+
+struct Timing {
+  std::string method;       // e.g. "graph-replay/events"
+  double median_us = 0;
+  double min_us = 0;
+  double max_us = 0;
+  double spread_pct = 0;    // (max - min) / median
+  int repetitions = 0;
+  int calls_per_repetition = 0;
+  int weight_copies = 0;    // rotated to defeat the L2
+  int64_t working_set_bytes = 0;
+  int64_t bytes = 0;        // the problem's byte count
+  double gbps = 0;
+  double fraction_of_read_bw = 0;
+};
+
+struct NvidiaResources {
+  bool checked = false;
+  int registers = 0;        // worst kernel
+  int local_bytes = 0;      // spills / stack
+  int static_shared_bytes = 0;
+};
+
+struct EvalResult {
+  Verdict verdict = Verdict::kInternalError;
+  std::string message;      // the reason, one line
+  std::string stage;        // where it ended: contract, static, compile, load, relayout, verify, time
+  std::string log;          // compiler log, candidate output (capped)
+  std::string shape;
+  std::string candidate_key;
+  // Mismatch details (wrong result and friends).
+  std::string dataset;
+  int64_t first_bad_index = -1;
+  double expected = 0, got = 0, max_abs_error = 0;
+  std::optional<Timing> timing;
+  NvidiaResources nvidia;
+  AmdResources amd;
+  DeviceInfo device;
+  std::string compile_flags;
+  bool ok() const { return verdict == Verdict::kOk; }
+};
+
+nlohmann::json to_json(const DeviceInfo& d);
+DeviceInfo device_info_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Timing& t);
+Timing timing_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const AmdResources& a);
+AmdResources amd_resources_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const EvalResult& r);
+// Tolerates missing fields; a malformed object gives kInternalError with a message.
+EvalResult eval_result_from_json(const nlohmann::json& j);
+
+}  // namespace kopt

@@ -1,0 +1,106 @@
+// kopt device prelude: prepended to every candidate before compilation, so
+// one candidate source compiles with NVRTC (NVIDIA), hipRTC (AMD, at run time)
+// and clang -x hip (the offline gfx906 check). It gives candidates a portable
+// vocabulary; candidates include nothing themselves.
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#include <cuda_fp16.h>
+#define KOPT_NVIDIA 1
+#ifndef KOPT_WARP_SIZE
+#define KOPT_WARP_SIZE 32
+#endif
+#define KOPT_FULL_MASK 0xffffffffu
+#else
+#if !defined(__HIPCC_RTC__)
+// hipRTC includes these itself; including them again fails (redefinition).
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#endif
+#define KOPT_AMD 1
+#ifndef KOPT_WARP_SIZE
+#define KOPT_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#endif
+#endif
+
+// NVRTC has no <cstdint>.
+typedef unsigned char kopt_u8;
+typedef unsigned short kopt_u16;
+typedef unsigned int kopt_u32;
+typedef int kopt_i32;
+typedef unsigned long long kopt_u64;
+typedef long long kopt_i64;
+
+#define KOPT_KERNEL extern "C" __global__
+#define KOPT_INLINE __device__ __forceinline__
+
+// Warp shuffles without a hard-coded warp size or mask convention.
+KOPT_INLINE float kopt_shfl_xor(float v, int lane_mask) {
+#if defined(KOPT_NVIDIA)
+  return __shfl_xor_sync(KOPT_FULL_MASK, v, lane_mask);
+#else
+  return __shfl_xor(v, lane_mask);
+#endif
+}
+KOPT_INLINE float kopt_shfl_down(float v, unsigned delta) {
+#if defined(KOPT_NVIDIA)
+  return __shfl_down_sync(KOPT_FULL_MASK, v, delta);
+#else
+  return __shfl_down(v, delta);
+#endif
+}
+
+// Sum over the lanes of one warp (or wave); every lane gets the total.
+KOPT_INLINE float kopt_warp_sum(float v) {
+#pragma unroll
+  for (int m = KOPT_WARP_SIZE / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
+  return v;
+}
+
+// 16-byte load of read-only data that is used once (weights): bypasses L1 on
+// NVIDIA; a plain global load on AMD.
+KOPT_INLINE uint4 kopt_load_stream16(const void* p) {
+#if defined(KOPT_NVIDIA)
+  return __ldg(reinterpret_cast<const uint4*>(p));
+#else
+  return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+
+// a.x*b.x + a.y*b.y + c with fp32 accumulation (v_dot2_f32_f16 on gfx906).
+KOPT_INLINE float kopt_dot2(__half2 a, __half2 b, float c) {
+#if defined(KOPT_AMD)
+  typedef _Float16 kopt_f16x2 __attribute__((ext_vector_type(2)));
+  kopt_f16x2 va, vb;
+  __builtin_memcpy(&va, &a, 4);
+  __builtin_memcpy(&vb, &b, 4);
+  // Not amd_mixed_dot: HIP 5.2.3's emits the instruction with a clamp.
+  return __builtin_amdgcn_fdot2(va, vb, c, false);
+#else
+  float2 fa = __half22float2(a), fb = __half22float2(b);
+  return fmaf(fa.x, fb.x, fmaf(fa.y, fb.y, c));
+#endif
+}
+
+// Two nibbles to two halves in one logic op: (u >> shift) & 0x000F000F with
+// the exponent bits of 1024.0 ORed in gives half2(1024 + q_lo, 1024 + q_hi),
+// exactly. Nibble i of a 32-bit word pairs with nibble i + 4.
+KOPT_INLINE __half2 kopt_nibbles_plus_1024(kopt_u32 u, int shift) {
+  kopt_u32 v = ((u >> shift) & 0x000F000Fu) | 0x64006400u;
+#if defined(KOPT_NVIDIA)
+  return *reinterpret_cast<__half2*>(&v);
+#else
+  __half2 h;
+  __builtin_memcpy(&h, &v, 4);
+  return h;
+#endif
+}
+
+// The canonical blob (no re-layout): qweight uint8 [N][K/2] at 0, then fp16
+// scales [N][K/G], then fp16 offsets [N][K/G], each section 256-byte aligned.
+KOPT_INLINE kopt_u64 kopt_align256(kopt_u64 v) { return (v + 255ull) & ~255ull; }
+KOPT_INLINE const __half* kopt_canonical_scales(const kopt_u8* w, int K, int N, int G) {
+  return reinterpret_cast<const __half*>(w + kopt_align256((kopt_u64)N * (K / 2)));
+}
+KOPT_INLINE const __half* kopt_canonical_offsets(const kopt_u8* w, int K, int N, int G) {
+  return reinterpret_cast<const __half*>(w + kopt_align256((kopt_u64)N * (K / 2)) +
+                                         kopt_align256((kopt_u64)N * (K / G) * 2));
+}

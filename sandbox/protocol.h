@@ -1,0 +1,49 @@
+// The orchestrator <-> worker protocol: one JSON object per line.
+//
+// Requests (worker stdin):
+//   {"id": 1, "op": "eval", "source": "...", "params": {...}, "shape": {"K":..,"N":..,"G":..},
+//    "seed": 7, "trials": 2, "time": true, "time_batches": 2, "repetitions": 8}
+//   {"id": 2, "op": "device", "measure_bandwidth": true}
+//   {"id": 3, "op": "ping"}
+// Events (worker fd 3), any number of "stage" events, then one final event:
+//   {"id": 1, "event": "stage", "stage": "compile"}
+//   {"id": 1, "event": "result", "result": {...EvalResult...}}
+//   {"id": 2, "event": "device", "device": {...}} | {"id": 2, "event": "device", "error": "..."}
+//   {"id": 3, "event": "pong"}
+//   {"id": 0, "event": "error", "message": "..."}   (malformed request)
+// The worker's stdout/stderr carry only free text (candidate printf output),
+// which the orchestrator caps and keeps as the log.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "sandbox/problem.h"
+#include "sandbox/status.h"
+
+namespace kopt {
+
+constexpr size_t kMaxMessageBytes = 32 * 1024 * 1024;
+
+struct EvalRequest {
+  std::string source;
+  std::map<std::string, int64_t> params;
+  Shape shape;
+  uint64_t seed = 1;      // every trial and timing batch derives its own seed from this
+  int trials = 2;         // rounds over all datasets
+  bool time = true;
+  int time_batches = 2;   // x is regenerated and outputs re-checked between batches
+  int repetitions = 8;    // event-timed replays per batch
+  double working_set_l2_multiple = 4.0;
+};
+
+nlohmann::json to_json(const EvalRequest& r);
+Status eval_request_from_json(const nlohmann::json& j, EvalRequest* out);
+
+// One line to one JSON object: rejects invalid JSON, non-objects, over-long lines.
+Status parse_message(const std::string& line, nlohmann::json* out);
+
+}  // namespace kopt

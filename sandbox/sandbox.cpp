@@ -1,0 +1,50 @@
+#include "sandbox/sandbox.h"
+
+#include "sandbox/candidate.h"
+#include "sandbox/prelude.h"
+#include "sandbox/static_checks.h"
+
+namespace kopt {
+
+Sandbox::Sandbox(SandboxOptions options)
+    : options_(std::move(options)),
+      amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
+      worker_(options_.worker_command, options_.limits) {}
+
+AmdResources Sandbox::check_amd(const std::string& source, const std::map<std::string, int64_t>& params) {
+  AmdResources r;
+  Candidate c;
+  if (!parse_candidate(source, params, &c).ok()) {
+    r.note = "not checked: the contract does not parse";
+    return r;
+  }
+  const std::string key = candidate_key(c);
+  auto it = amd_cache_.find(key);
+  if (it != amd_cache_.end()) return it->second;
+  std::vector<std::string> kernels;
+  for (const auto& l : c.spec.launches) kernels.push_back(l.kernel);
+  if (c.spec.relayout) kernels.push_back(c.spec.relayout->kernel);
+  std::string cleaned;
+  Status s = check_source(source, kernels, &cleaned);
+  if (!s.ok()) {
+    r.note = "not checked: " + s.message();
+    return r;
+  }
+  s = check_gfx906(amd_, assemble_source(cleaned), parameter_defines(c), options_.amd_timeout_s, &r);
+  if (!s.ok()) r.note = "not checked: " + s.message();
+  amd_cache_[key] = r;
+  return r;
+}
+
+EvalResult Sandbox::evaluate(const EvalRequest& request) {
+  EvalResult r = worker_.evaluate(request);
+  // Portability is recorded, not enforced here: a candidate that builds only
+  // for NVIDIA keeps its verdict and is marked "not portable" (amd.compiled).
+  if (options_.amd_check && r.verdict != Verdict::kContractError && r.verdict != Verdict::kStaticRejected)
+    r.amd = check_amd(request.source, request.params);
+  else if (!options_.amd_check)
+    r.amd.note = "not checked: disabled";
+  return r;
+}
+
+}  // namespace kopt

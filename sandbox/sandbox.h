@@ -1,0 +1,44 @@
+// The sandbox as the rest of kopt sees it: one call evaluates a candidate on a
+// shape — the offline gfx906 check here, then compilation, verification and
+// timing in the worker process.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sandbox/amd_offline.h"
+#include "sandbox/evaluation.h"
+#include "sandbox/protocol.h"
+#include "sandbox/worker_client.h"
+
+namespace kopt {
+
+struct SandboxOptions {
+  std::vector<std::string> worker_command = default_worker_command();
+  WorkerLimits limits;
+  bool amd_check = true;
+  double amd_timeout_s = 60;
+};
+
+class Sandbox {
+ public:
+  explicit Sandbox(SandboxOptions options = SandboxOptions());
+
+  EvalResult evaluate(const EvalRequest& request);
+  Status device_info(bool measure_bandwidth, DeviceInfo* out) { return worker_.device_info(measure_bandwidth, out); }
+  const AmdToolchain& amd_toolchain() const { return amd_; }
+  int worker_restarts() const { return worker_.restarts(); }
+
+  // The gfx906 check alone (cached per source and parameters: it does not
+  // depend on the shape).
+  AmdResources check_amd(const std::string& source, const std::map<std::string, int64_t>& params);
+
+ private:
+  SandboxOptions options_;
+  AmdToolchain amd_;
+  WorkerClient worker_;
+  std::map<std::string, AmdResources> amd_cache_;
+};
+
+}  // namespace kopt

@@ -1,0 +1,101 @@
+// kopt-worker: the sandbox worker process. Reads requests (JSON lines) on
+// stdin and writes events on fd 3; everything a candidate prints goes to
+// stdout/stderr, which the orchestrator caps. One worker per GPU. After a
+// kernel fault the GPU context is unusable, so the worker answers and exits;
+// the orchestrator starts a new one.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "sandbox/device_runner.h"
+#include "sandbox/protocol.h"
+
+namespace {
+
+int g_events_fd = 3;
+
+void emit(const nlohmann::json& event) {
+  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const char* p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = write(g_events_fd, p, left);
+    if (n <= 0) _exit(4);  // the orchestrator is gone
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+int main() {
+  signal(SIGPIPE, SIG_IGN);
+  // Run by hand (no fd 3): events go to stdout, candidate output to stderr.
+  if (fcntl(3, F_GETFD) == -1) {
+    g_events_fd = dup(1);
+    dup2(2, 1);
+  }
+  std::unique_ptr<kopt::DeviceRunner> runner;
+  std::string device_error;
+  bool tried = false;
+  auto get_runner = [&]() -> kopt::DeviceRunner* {
+    if (!tried) {
+      tried = true;
+      runner = kopt::DeviceRunner::create(&device_error);
+    }
+    return runner.get();
+  };
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    nlohmann::json request;
+    kopt::Status s = kopt::parse_message(line, &request);
+    if (!s.ok()) {
+      emit({{"id", 0}, {"event", "error"}, {"message", s.message()}});
+      continue;
+    }
+    const auto id = request.value("id", 0);
+    const std::string op = request.value("op", "");
+    if (op == "ping") {
+      emit({{"id", id}, {"event", "pong"}});
+    } else if (op == "device") {
+      kopt::DeviceRunner* r = get_runner();
+      if (!r) {
+        emit({{"id", id}, {"event", "device"}, {"error", device_error}});
+        continue;
+      }
+      if (request.value("measure_bandwidth", false)) r->read_bandwidth_gbps();
+      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(r->device())}});
+    } else if (op == "eval") {
+      kopt::EvalRequest req;
+      s = kopt::eval_request_from_json(request, &req);
+      if (!s.ok()) {
+        emit({{"id", id}, {"event", "error"}, {"message", s.message()}});
+        continue;
+      }
+      kopt::DeviceRunner* r = get_runner();
+      kopt::EvalResult result;
+      if (!r) {
+        result.verdict = kopt::Verdict::kNoDevice;
+        result.message = device_error;
+        result.shape = req.shape.name();
+      } else {
+        result = r->evaluate(req, [&](const std::string& stage) {
+          std::cout.flush();
+          emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
+        });
+      }
+      std::cout.flush();
+      emit({{"id", id}, {"event", "result"}, {"result", kopt::to_json(result)}});
+      if (r && r->context_lost()) return 3;
+    } else {
+      emit({{"id", id}, {"event", "error"}, {"message", "unknown op '" + op + "'"}});
+    }
+  }
+  return 0;
+}
