@@ -9,6 +9,7 @@
 #include "sandbox/candidate.h"
 #include "sandbox/gpu_api.h"
 #include "sandbox/prelude.h"
+#include "sandbox/rtc.h"
 #include "sandbox/static_checks.h"
 
 namespace kopt {
@@ -111,42 +112,6 @@ bool is_fault(int code) {
 #endif
 }
 
-std::string compiler_version() {
-  int major = 0, minor = 0;
-  hiprtcVersion(&major, &minor);
-#if defined(KOPT_PLATFORM_NVIDIA)
-  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
-#else
-  return "hiprtc " + std::to_string(major) + "." + std::to_string(minor);
-#endif
-}
-
-// Compiles a full source (prelude included). `failed` distinguishes a
-// candidate's compile error (a verdict) from kopt's own failure (a Status).
-Status compile(const std::string& full_source, const std::vector<std::string>& options,
-               std::string* code, std::string* log, bool* failed) {
-  hiprtcProgram prog;
-  if (hiprtcCreateProgram(&prog, full_source.c_str(), "candidate.hip", 0, nullptr, nullptr) != HIPRTC_SUCCESS)
-    return Status::error("hiprtcCreateProgram failed");
-  std::vector<const char*> opts;
-  for (const auto& o : options) opts.push_back(o.c_str());
-  hiprtcResult r = hiprtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
-  size_t log_size = 0;
-  hiprtcGetProgramLogSize(prog, &log_size);
-  log->assign(log_size, '\0');
-  if (log_size > 0) hiprtcGetProgramLog(prog, &(*log)[0]);
-  while (!log->empty() && log->back() == '\0') log->pop_back();
-  *failed = r != HIPRTC_SUCCESS;
-  if (!*failed) {
-    size_t size = 0;
-    hiprtcGetCodeSize(prog, &size);
-    code->assign(size, '\0');
-    hiprtcGetCode(prog, &(*code)[0]);
-  }
-  hiprtcDestroyProgram(&prog);
-  return Status();
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
@@ -212,17 +177,15 @@ std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
   d.max_threads_per_block = prop.maxThreadsPerBlock;
   hipDriverGetVersion(&d.driver_version);
   hipRuntimeGetVersion(&d.runtime_version);
-  d.compiler = compiler_version();
-  std::vector<std::string>& o = r->impl_->base_options;
+  d.compiler = rtc_compiler_version();
 #if defined(KOPT_PLATFORM_NVIDIA)
-  d.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  o = {"--gpu-architecture=compute_" + std::to_string(prop.major) + std::to_string(prop.minor),
-       std::string("-I") + kopt_cuda_include_dir(), "--std=c++17"};
+  const std::string arch = std::to_string(prop.major) + std::to_string(prop.minor);
+  d.arch = "sm_" + arch;
 #else
-  d.arch = prop.gcnArchName;
-  o = {std::string("--gpu-architecture=") + prop.gcnArchName, "-O3", "-std=c++17"};
+  const std::string arch = prop.gcnArchName;
+  d.arch = arch;
 #endif
-  o.push_back("-DKOPT_WARP_SIZE=" + std::to_string(prop.warpSize));
+  r->impl_->base_options = rtc_target_options(arch, prop.warpSize);
   return r;
 }
 
@@ -240,14 +203,13 @@ double DeviceRunner::read_bandwidth_gbps() {
   (void)hipMemsetD8(buf, 0x3C, bytes);
   double best = 0;
   for (int unroll : {4, 8}) {
-    std::string code, log;
-    bool failed = false;
     std::vector<std::string> opts = impl_->base_options;
     opts.push_back("-DUNROLL=" + std::to_string(unroll));
-    if (!compile(assemble_source(kBandwidthKernel), opts, &code, &log, &failed).ok() || failed) continue;
+    RtcOutput compiled;
+    if (!rtc_compile(assemble_source(kBandwidthKernel), opts, &compiled).ok() || !compiled.compiled) continue;
     Module m;
     hipFunction_t f;
-    if (hipModuleLoadData(&m.module, code.data()) != hipSuccess ||
+    if (hipModuleLoadData(&m.module, compiled.code.data()) != hipSuccess ||
         hipModuleGetFunction(&f, m.module, "kopt_read_bandwidth") != hipSuccess)
       continue;
     unsigned long long n16 = bytes / 16;
@@ -400,15 +362,15 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   std::vector<std::string> options = impl_->base_options;
   for (const auto& d : parameter_defines(ev.candidate)) options.push_back(d);
   for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
-  std::string code, log;
-  bool failed = false;
-  s = compile(assemble_source(cleaned), options, &code, &log, &failed);
-  result.log = log.substr(0, 16384);
+  RtcOutput compiled;
+  s = rtc_compile(assemble_source(cleaned), options, &compiled);
+  result.log = compiled.log.substr(0, 16384);
+  const std::string& code = compiled.code;
   if (!s.ok()) {
     ev.fail(Verdict::kInternalError, s.message());
     return result;
   }
-  if (failed) {
+  if (!compiled.compiled) {
     ev.fail(Verdict::kCompileError, "does not compile for " + device_.arch);
     return result;
   }

@@ -22,7 +22,7 @@ struct Forbidden {
 const Forbidden kForbidden[] = {
     {R"(<<<)", "kernel launches (host code or dynamic parallelism)"},
     {R"(\b(cuda|hip|cu)[A-Z]\w*\s*\()", "GPU runtime API calls (host code)"},
-    {R"(\b(cublas|hipblas|rocblas|cutlass|cub|thrust|rocprim)\b)", "library calls"},
+    {R"(\b(cublas|hipblas|rocblas|cutlass|thrust|rocprim|cudnn|miopen)\w*|\bcub\s*::)", "library calls"},
     {R"(\bint\s+main\s*\()", "a main function (host code)"},
     {R"(\bstd\s*::\s*(thread|async|system|fstream|ifstream|ofstream)\b)", "host threads or files"},
     {R"(\b(fopen|system|popen|fork|exec\w*|dlopen|getenv)\s*\()", "host system calls"},

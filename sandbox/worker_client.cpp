@@ -35,7 +35,8 @@ Status WorkerClient::ensure_started() {
     std::string how;
     if (!child_->try_wait(&how)) return Status();
   }
-  if (child_) ++restarts_;
+  if (had_worker_) ++restarts_;
+  had_worker_ = true;
   stop();
   child_ = std::make_unique<ChildProcess>();
   Status s = child_->start(command_, /*message_channel=*/true);

@@ -57,6 +57,7 @@ class WorkerClient {
   std::string pending_;  // bytes of an incomplete event line
   int next_id_ = 1;
   int restarts_ = 0;
+  bool had_worker_ = false;  // a start after the first is a restart
 };
 
 std::vector<std::string> default_worker_command();

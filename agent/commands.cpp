@@ -1,0 +1,267 @@
+#include "agent/commands.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "sandbox/candidate.h"
+#include "sandbox/problem.h"
+#include "sandbox/sandbox.h"
+#include "seeds/seeds.h"
+
+namespace kopt {
+
+namespace {
+
+Status read_text_file(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::error("cannot read " + path);
+  std::stringstream s;
+  s << f.rdbuf();
+  *out = s.str();
+  return Status();
+}
+
+uint64_t fresh_seed(const std::optional<uint64_t>& seed) {
+  if (seed) return *seed;
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+Status parse_shapes(const std::vector<std::string>& texts, const std::string& suite, int64_t group,
+                    std::vector<Shape>* out) {
+  if (!suite.empty()) {
+    if (suite != "contest") return Status::error("unknown suite '" + suite + "' (known: contest)");
+    *out = contest_suite();
+  }
+  for (const auto& t : texts) {
+    Shape s;
+    KOPT_RETURN_IF_ERROR(parse_shape(t, group, &s));
+    out->push_back(s);
+  }
+  if (out->empty()) return Status::error("no shape given: use --shape KxN or --suite contest");
+  return Status();
+}
+
+std::string describe_amd(const AmdResources& a) {
+  if (!a.checked) return a.note.empty() ? "not checked" : a.note;
+  if (!a.compiled) return "NOT PORTABLE: " + a.note;
+  return fmt::format("gfx906: {} VGPRs, {} SGPRs, {} B scratch, occupancy {}", a.vgprs, a.sgprs, a.scratch_bytes,
+                     a.occupancy);
+}
+
+void print_result(const EvalResult& r) {
+  fmt::print("shape {}: {}", r.shape, verdict_name(r.verdict));
+  if (!r.message.empty()) fmt::print(" — {}", r.message);
+  fmt::print("\n");
+  if (r.first_bad_index >= 0 && !r.ok())
+    fmt::print("  first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", r.first_bad_index, r.dataset,
+               r.expected, r.got);
+  if (r.timing) {
+    const Timing& t = *r.timing;
+    fmt::print("  time: {:.2f} us median (min {:.2f}, max {:.2f}, spread {:.1f}%, {} reps x {} calls, {} weight copies, {})\n",
+               t.median_us, t.min_us, t.max_us, t.spread_pct, t.repetitions, t.calls_per_repetition,
+               t.weight_copies, t.method);
+    fmt::print("  bandwidth: {:.0f} GB/s = {:.1f}% of measured read bandwidth ({:.0f} GB/s)\n", t.gbps,
+               100 * t.fraction_of_read_bw, r.device.read_bandwidth_gbps);
+  }
+  if (r.nvidia.checked)
+    fmt::print("  {}: {} registers, {} B local (spills), {} B static shared\n", r.device.arch, r.nvidia.registers,
+               r.nvidia.local_bytes, r.nvidia.static_shared_bytes);
+  fmt::print("  {}\n", describe_amd(r.amd));
+  if (!r.ok() && !r.log.empty()) fmt::print("  log:\n{}\n", r.log.substr(0, 4000));
+}
+
+}  // namespace
+
+int run_eval(const EvalCommand& cmd) {
+  std::string source;
+  Status s = read_text_file(cmd.file, &source);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt eval: {}\n", s.message());
+    return kExitUsage;
+  }
+  std::vector<Shape> shapes;
+  if (!(s = parse_shapes(cmd.shapes, "", cmd.group, &shapes)).ok()) {
+    fmt::print(stderr, "kopt eval: {}\n", s.message());
+    return kExitUsage;
+  }
+  Sandbox sandbox;
+  int exit_code = kExitOk;
+  nlohmann::json all = nlohmann::json::array();
+  for (const Shape& shape : shapes) {
+    EvalRequest req;
+    req.source = source;
+    req.params = cmd.params;
+    req.shape = shape;
+    req.seed = fresh_seed(cmd.seed);
+    req.trials = cmd.trials;
+    req.time = cmd.time;
+    EvalResult r = sandbox.evaluate(req);
+    if (cmd.json) all.push_back(to_json(r));
+    else print_result(r);
+    if (r.verdict == Verdict::kNoDevice) exit_code = kExitNoDevice;
+    else if (r.verdict == Verdict::kInternalError && exit_code == kExitOk) exit_code = kExitInternal;
+    else if (!r.ok() && exit_code == kExitOk) exit_code = kExitRejected;
+  }
+  if (cmd.json) fmt::print("{}\n", all.dump(2));
+  return exit_code;
+}
+
+int run_bench(const BenchCommand& cmd) {
+  std::vector<Shape> shapes;
+  Status s = parse_shapes(cmd.shapes, cmd.suite, cmd.group, &shapes);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt bench: {}\n", s.message());
+    return kExitUsage;
+  }
+  std::vector<const Seed*> seeds;
+  if (cmd.seeds.empty())
+    for (const auto& seed : builtin_seeds()) seeds.push_back(&seed);
+  for (const auto& name : cmd.seeds) {
+    const Seed* seed = find_seed(name);
+    if (!seed) {
+      fmt::print(stderr, "kopt bench: unknown seed '{}'\n", name);
+      return kExitUsage;
+    }
+    seeds.push_back(seed);
+  }
+  Sandbox sandbox;
+  DeviceInfo device;
+  s = sandbox.device_info(/*measure_bandwidth=*/true, &device);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt bench: {}\n", s.message());
+    return kExitNoDevice;
+  }
+  fmt::print("device: {} ({}, {} SMs, L2 {} MB, driver {}, {}); streaming read bandwidth {:.0f} GB/s\n",
+             device.name, device.arch, device.multiprocessors, device.l2_bytes >> 20, device.driver_version,
+             device.compiler, device.read_bandwidth_gbps);
+  const uint64_t base_seed = fresh_seed(cmd.seed);
+  nlohmann::json results = nlohmann::json::array();
+  std::ostringstream table;
+  table << "| shape | MB |";
+  for (const Seed* seed : seeds) table << " " << seed->name << " µs |";
+  table << " best | best µs | GB/s | % of read BW |\n|---|---|";
+  for (size_t i = 0; i < seeds.size(); ++i) table << "---|";
+  table << "---|---|---|---|\n";
+  double score = 0, floor_us = 0;
+  bool all_ok = true, all_shapes_have_best = true;
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const Shape& shape = shapes[si];
+    const double mb = static_cast<double>(shape_bytes(shape)) / 1e6;
+    table << "| " << shape.name() << " | " << fmt::format("{:.2f}", mb) << " |";
+    const EvalResult* best = nullptr;
+    std::string best_name;
+    std::vector<EvalResult> row;
+    row.reserve(seeds.size());
+    for (const Seed* seed : seeds) {
+      EvalRequest req;
+      req.source = seed->source;
+      req.shape = shape;
+      req.seed = base_seed + si * 7919 + row.size();
+      req.trials = cmd.trials;
+      row.push_back(sandbox.evaluate(req));
+      const EvalResult& r = row.back();
+      nlohmann::json j = to_json(r);
+      j["seed_name"] = seed->name;
+      results.push_back(j);
+      if (r.ok() && r.timing) {
+        table << fmt::format(" {:.2f} |", r.timing->median_us);
+        if (!best || r.timing->median_us < best->timing->median_us) {
+          best = &r;
+          best_name = seed->name;
+        }
+      } else {
+        table << " " << verdict_name(r.verdict) << " |";
+        if (r.verdict != Verdict::kUnsupportedShape) {
+          all_ok = false;
+          fmt::print(stderr, "{} on {}: {} — {}\n", seed->name, shape.name(), verdict_name(r.verdict), r.message);
+        }
+      }
+      fmt::print(stderr, "  {} {}: {}{}\n", shape.name(), seed->name, verdict_name(r.verdict),
+                 r.timing ? fmt::format(" {:.2f} us", r.timing->median_us) : "");
+    }
+    floor_us += static_cast<double>(shape_bytes(shape)) / (device.read_bandwidth_gbps * 1e3);
+    if (best) {
+      score += best->timing->median_us;
+      table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |\n", best_name, best->timing->median_us,
+                           best->timing->gbps, 100 * best->timing->fraction_of_read_bw);
+    } else {
+      all_shapes_have_best = false;
+      table << " — | — | — | — |\n";
+    }
+  }
+  fmt::print("\n{}\n", table.str());
+  if (all_shapes_have_best)
+    fmt::print("score (sum over shapes of the best kernel): {:.2f} us; bandwidth floor at {:.0f} GB/s: {:.2f} us ({:.1f}% of floor)\n",
+               score, device.read_bandwidth_gbps, floor_us, 100 * floor_us / score);
+  else
+    fmt::print("score: incomplete (some shapes have no verified kernel)\n");
+  if (!cmd.json_out.empty()) {
+    std::ofstream f(cmd.json_out);
+    f << nlohmann::json{{"device", to_json(device)}, {"seed", base_seed}, {"results", results},
+                        {"score_us", score}, {"floor_us", floor_us}}
+             .dump(2);
+  }
+  if (!cmd.markdown_out.empty()) {
+    std::ofstream f(cmd.markdown_out);
+    f << table.str();
+  }
+  return all_ok ? kExitOk : kExitRejected;
+}
+
+int run_doctor() {
+  fmt::print("kopt doctor\n");
+  Sandbox sandbox;
+  const AmdToolchain& amd = sandbox.amd_toolchain();
+  if (amd.available()) {
+    ProcessResult r;
+    run_process({amd.clang, "--version"}, 10, 4096, &r);
+    fmt::print("  gfx906 offline check: {} ({})\n", amd.clang, r.output.substr(0, r.output.find('\n')));
+  } else {
+    fmt::print("  gfx906 offline check: unavailable (no clang++-15 with ROCm device libraries); candidates are recorded 'not checked'\n");
+  }
+  DeviceInfo d;
+  Status s = sandbox.device_info(/*measure_bandwidth=*/false, &d);
+  if (!s.ok()) {
+    fmt::print("  GPU: none — {}\n", s.message());
+    fmt::print("  verification and timing need a GPU; static checks and the gfx906 check work without one\n");
+    return kExitNoDevice;
+  }
+  fmt::print("  GPU: {} ({}), {} SMs, warp {}, L2 {} MB, {} GB\n", d.name, d.arch, d.multiprocessors, d.warp_size,
+             d.l2_bytes >> 20, d.total_memory >> 30);
+  fmt::print("  platform: {}, driver {}, built against runtime {}, run-time compiler {}\n", d.platform,
+             d.driver_version, d.runtime_version, d.compiler);
+  fmt::print("  clocks: SM {} MHz, memory {} MHz\n", d.clock_khz / 1000, d.memory_clock_khz / 1000);
+  return kExitOk;
+}
+
+int run_check_amd(const std::vector<std::string>& files) {
+  Sandbox sandbox;
+  if (!sandbox.amd_toolchain().available()) {
+    fmt::print(stderr, "kopt check-amd: no clang++-15 with ROCm device libraries on this machine (install: see README)\n");
+    return kExitNoDevice;
+  }
+  int exit_code = kExitOk;
+  for (const auto& file : files) {
+    std::string source;
+    Status s = read_text_file(file, &source);
+    if (!s.ok()) {
+      fmt::print(stderr, "kopt check-amd: {}\n", s.message());
+      return kExitUsage;
+    }
+    AmdResources a = sandbox.check_amd(source, {});
+    fmt::print("{}: {}\n", file, describe_amd(a));
+    if (!a.compiled) {
+      exit_code = kExitRejected;
+      if (!a.log.empty()) fmt::print("{}\n", a.log.substr(0, 4000));
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace kopt

@@ -1,0 +1,51 @@
+// The CLI's commands as library functions: main.cpp parses arguments and
+// calls these, nothing more. Each returns the process exit code.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+// Exit codes (README "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitRejected = 1,   // the candidate failed (eval), or a seed failed (bench)
+  kExitUsage = 2,      // bad arguments or input files
+  kExitNoDevice = 3,   // a GPU was needed and there is none
+  kExitInternal = 4,
+};
+
+struct EvalCommand {
+  std::string file;
+  std::vector<std::string> shapes;
+  int64_t group = 64;
+  std::map<std::string, int64_t> params;
+  int trials = 2;
+  bool time = true;
+  std::optional<uint64_t> seed;
+  bool json = false;
+};
+int run_eval(const EvalCommand& cmd);
+
+struct BenchCommand {
+  std::string suite;                // "contest" or empty
+  std::vector<std::string> shapes;
+  int64_t group = 64;
+  std::vector<std::string> seeds;   // empty: all built-in seeds
+  int trials = 1;
+  std::optional<uint64_t> seed;
+  std::string json_out;             // full results as JSON
+  std::string markdown_out;         // the table as Markdown
+};
+int run_bench(const BenchCommand& cmd);
+
+int run_doctor();
+
+// Compiles candidate files for gfx906 and prints their resources.
+int run_check_amd(const std::vector<std::string>& files);
+
+}  // namespace kopt

@@ -1,0 +1,91 @@
+// kopt: the command-line front end. Parses arguments and calls the libraries.
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/commands.h"
+
+namespace {
+
+// "NAME=VALUE" pairs for --param.
+bool parse_params(const std::vector<std::string>& items, std::map<std::string, int64_t>* out, std::string* error) {
+  for (const auto& item : items) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      *error = "--param expects NAME=VALUE, got '" + item + "'";
+      return false;
+    }
+    try {
+      size_t used = 0;
+      (*out)[item.substr(0, eq)] = std::stoll(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      *error = "--param value must be an integer: '" + item + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kopt: verified, timed GPU kernel optimisation (W4A16 GEMV)"};
+  app.require_subcommand(1);
+
+  kopt::EvalCommand eval;
+  std::vector<std::string> eval_params;
+  uint64_t eval_seed = 0;
+  auto* eval_cmd = app.add_subcommand("eval", "Verify and time one candidate file on one or more shapes");
+  eval_cmd->add_option("file", eval.file, "candidate HIP source with its kopt: contract")->required();
+  eval_cmd->add_option("--shape", eval.shapes, "KxN (or KxN/gG); repeatable")->required();
+  eval_cmd->add_option("--group", eval.group, "group size G when the shape names none")->default_val(64);
+  eval_cmd->add_option("--param", eval_params, "NAME=VALUE for a declared tunable parameter; repeatable");
+  eval_cmd->add_option("--trials", eval.trials, "rounds over all input sets")->default_val(2)->check(CLI::Range(1, 100));
+  auto* eval_seed_opt = eval_cmd->add_option("--seed", eval_seed, "input seed (default: fresh each run)");
+  eval_cmd->add_flag("--no-time", [&](int64_t) { eval.time = false; }, "verify only");
+  eval_cmd->add_flag("--json", eval.json, "print the full results as JSON");
+
+  kopt::BenchCommand bench;
+  uint64_t bench_seed = 0;
+  auto* bench_cmd = app.add_subcommand("bench", "Verify and time every seed kernel on every shape");
+  bench_cmd->add_option("--suite", bench.suite, "named shape suite: contest");
+  bench_cmd->add_option("--shape", bench.shapes, "KxN; repeatable");
+  bench_cmd->add_option("--group", bench.group, "group size G")->default_val(64);
+  bench_cmd->add_option("--seeds", bench.seeds, "seed kernels to run (default: all)")->delimiter(',');
+  bench_cmd->add_option("--trials", bench.trials, "verification rounds per kernel")->default_val(1)->check(CLI::Range(1, 100));
+  auto* bench_seed_opt = bench_cmd->add_option("--seed", bench_seed, "input seed (default: fresh each run)");
+  bench_cmd->add_option("--json", bench.json_out, "write all results to this JSON file");
+  bench_cmd->add_option("--markdown", bench.markdown_out, "write the table to this Markdown file");
+
+  app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
+
+  std::vector<std::string> amd_files;
+  auto* amd_cmd = app.add_subcommand("check-amd", "Compile candidate files for gfx906 and report resources");
+  amd_cmd->add_option("files", amd_files, "candidate HIP sources")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kopt::kExitUsage;
+  }
+
+  if (*eval_cmd) {
+    std::string error;
+    if (!parse_params(eval_params, &eval.params, &error)) {
+      std::fprintf(stderr, "kopt eval: %s\n", error.c_str());
+      return kopt::kExitUsage;
+    }
+    if (*eval_seed_opt) eval.seed = eval_seed;
+    return kopt::run_eval(eval);
+  }
+  if (*bench_cmd) {
+    if (*bench_seed_opt) bench.seed = bench_seed;
+    return kopt::run_bench(bench);
+  }
+  if (*amd_cmd) return kopt::run_check_amd(amd_files);
+  return kopt::run_doctor();
+}

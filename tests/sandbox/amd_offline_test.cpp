@@ -1,0 +1,76 @@
+#include "sandbox/amd_offline.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "sandbox/candidate.h"
+#include "sandbox/prelude.h"
+#include "sandbox/static_checks.h"
+#include "seeds/seeds.h"
+
+namespace kopt {
+namespace {
+
+// CI sets KOPT_REQUIRE_AMD_TOOLCHAIN=1 so a broken install fails instead of skipping.
+bool toolchain_or_skip(AmdToolchain* tc) {
+  *tc = AmdToolchain::find();
+  if (tc->available()) return true;
+  const char* required = std::getenv("KOPT_REQUIRE_AMD_TOOLCHAIN");
+  EXPECT_FALSE(required && std::string(required) == "1") << "the AMD toolchain is required here but missing";
+  return false;
+}
+
+TEST(AmdOfflineTest, ParsesResourceComments) {
+  AmdResources r;
+  parse_amdgpu_resources("; NumSgprs: 18\n; NumVgprs: 24\n; ScratchSize: 0\n; Occupancy: 10\n"
+                         "; NumSgprs: 30\n; NumVgprs: 61\n; ScratchSize: 16\n; Occupancy: 4\n",
+                         &r);
+  EXPECT_EQ(r.vgprs, 61);
+  EXPECT_EQ(r.sgprs, 30);
+  EXPECT_EQ(r.scratch_bytes, 16);
+  EXPECT_EQ(r.occupancy, 4);
+}
+
+TEST(AmdOfflineTest, MissingToolchainSaysNotChecked) {
+  AmdToolchain none;
+  AmdResources r;
+  ASSERT_TRUE(check_gfx906(none, "", {}, 10, &r).ok());
+  EXPECT_FALSE(r.checked);
+  EXPECT_NE(r.note.find("kopt check-amd"), std::string::npos);
+}
+
+// Every seed builds for gfx906 (wave64) with no scratch: the contest card.
+TEST(AmdOfflineTest, AllSeedsCompileForGfx906) {
+  AmdToolchain tc;
+  if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries; install them with scripts/install-deps";
+  for (const auto& seed : builtin_seeds()) {
+    Candidate c;
+    ASSERT_TRUE(parse_candidate(seed.source, {}, &c).ok());
+    std::vector<std::string> kernels;
+    for (const auto& l : c.spec.launches) kernels.push_back(l.kernel);
+    if (c.spec.relayout) kernels.push_back(c.spec.relayout->kernel);
+    std::string cleaned;
+    ASSERT_TRUE(check_source(c.source, kernels, &cleaned).ok());
+    AmdResources r;
+    ASSERT_TRUE(check_gfx906(tc, assemble_source(cleaned), parameter_defines(c), 120, &r).ok());
+    EXPECT_TRUE(r.checked);
+    EXPECT_TRUE(r.compiled) << seed.name << ": " << r.note << "\n" << r.log;
+    EXPECT_GT(r.vgprs, 0) << seed.name;
+    EXPECT_EQ(r.scratch_bytes, 0) << seed.name;
+    EXPECT_GE(r.occupancy, 1) << seed.name;
+  }
+}
+
+TEST(AmdOfflineTest, CompileErrorsAreRecorded) {
+  AmdToolchain tc;
+  if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
+  AmdResources r;
+  ASSERT_TRUE(check_gfx906(tc, assemble_source("KOPT_KERNEL void gemv() { nope(); }"), {}, 60, &r).ok());
+  EXPECT_TRUE(r.checked);
+  EXPECT_FALSE(r.compiled);
+  EXPECT_NE(r.log.find("nope"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kopt

@@ -1,0 +1,52 @@
+#include "sandbox/expr.h"
+
+#include <gtest/gtest.h>
+
+namespace kopt {
+namespace {
+
+int64_t eval(const std::string& e, const Variables& v = {{"N", 9216}, {"K", 7168}, {"ROWS", 4}}) {
+  int64_t out = -999;
+  Status s = evaluate_expression(e, v, &out);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return out;
+}
+
+TEST(ExprTest, ArithmeticAndPrecedence) {
+  EXPECT_EQ(eval("1 + 2 * 3"), 7);
+  EXPECT_EQ(eval("(1 + 2) * 3"), 9);
+  EXPECT_EQ(eval("-4 + 10 % 4"), -2);
+  EXPECT_EQ(eval("N / ROWS"), 2304);
+}
+
+TEST(ExprTest, FunctionsAndVariables) {
+  EXPECT_EQ(eval("cdiv(N, 5)"), 1844);
+  EXPECT_EQ(eval("align(10, 8)"), 16);
+  EXPECT_EQ(eval("min(K, N)"), 7168);
+  EXPECT_EQ(eval("max(K, N)"), 9216);
+}
+
+TEST(ExprTest, ComparisonsAndLogic) {
+  EXPECT_EQ(eval("K % 32 == 0"), 1);
+  EXPECT_EQ(eval("K % 33 == 0"), 0);
+  EXPECT_EQ(eval("K > N || ROWS <= 4"), 1);
+  EXPECT_EQ(eval("K > N && ROWS <= 4"), 0);
+  EXPECT_EQ(eval("!(K != 7168)"), 1);
+}
+
+TEST(ExprTest, ErrorsNameTheProblem) {
+  int64_t out;
+  Status s = evaluate_expression("N / 0", {{"N", 1}}, &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("division by zero"), std::string::npos);
+  s = evaluate_expression("FOO + 1", {}, &out);
+  EXPECT_NE(s.message().find("unknown name 'FOO'"), std::string::npos);
+  EXPECT_FALSE(evaluate_expression("1 +", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression("(1", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression("cdiv(1)", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression("system(1, 2)", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression(std::string(200, '('), {}, &out).ok());
+}
+
+}  // namespace
+}  // namespace kopt

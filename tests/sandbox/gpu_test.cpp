@@ -1,0 +1,123 @@
+// GPU tests: the full sandbox (worker, verification, timing) on a real GPU.
+// Skipped, with the reason, where no GPU is found (CI, the development machine).
+#include <gtest/gtest.h>
+
+#include "sandbox/sandbox.h"
+#include "seeds/seeds.h"
+#include "tests/test_paths.h"
+
+namespace kopt {
+namespace {
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!test::gpu_available(&why)) GTEST_SKIP() << "GPU tests skipped: " << why;
+  }
+  static EvalResult run(const std::string& source, const Shape& shape, bool time = false,
+                        std::map<std::string, int64_t> params = {}) {
+    SandboxOptions o;
+    o.limits.run_s = 10;
+    o.amd_check = false;
+    Sandbox sandbox(o);
+    EvalRequest r;
+    r.source = source;
+    r.params = std::move(params);
+    r.shape = shape;
+    r.seed = 20261122;
+    r.trials = 1;
+    r.time = time;
+    return sandbox.evaluate(r);
+  }
+  static std::string adversarial(const std::string& name) {
+    std::string s = test::read_source_file("tests/sandbox/adversarial/" + name + ".hip");
+    EXPECT_FALSE(s.empty()) << name;
+    return s;
+  }
+};
+
+TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
+  const Shape shapes[] = {{5120, 256, 64}, {384, 5120, 64}, {2048, 2880, 64}, {4096, 7168, 128}, {1536, 96, 32}, {64, 1, 64}};
+  for (const auto& seed : builtin_seeds())
+    for (const Shape& shape : shapes) {
+      EvalResult r = run(seed.source, shape);
+      EXPECT_EQ(r.verdict, Verdict::kOk) << seed.name << " " << shape.name() << ": " << r.message << "\n" << r.log;
+    }
+}
+
+TEST_F(GpuTest, TimingReportsBandwidthAndMethod) {
+  EvalResult r = run(find_seed("vec")->source, Shape{7168, 9216, 64}, /*time=*/true);
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.message;
+  ASSERT_TRUE(r.timing.has_value());
+  EXPECT_GT(r.timing->median_us, 1.0);
+  EXPECT_GE(r.timing->max_us, r.timing->median_us);
+  EXPECT_GT(r.timing->gbps, 100.0);
+  EXPECT_GT(r.timing->fraction_of_read_bw, 0.05);
+  EXPECT_LT(r.timing->fraction_of_read_bw, 1.3);  // beyond the streaming ceiling means the L2 was not defeated
+  EXPECT_GE(static_cast<double>(r.timing->working_set_bytes), 4.0 * static_cast<double>(r.device.l2_bytes));
+  EXPECT_EQ(r.timing->method, "graph-replay/events");
+  EXPECT_GT(r.device.read_bandwidth_gbps, 500.0);
+}
+
+TEST_F(GpuTest, RejectsAKernelThatWritesNothing) {
+  EvalResult r = run(adversarial("writes_nothing"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
+}
+
+TEST_F(GpuTest, RejectsAKernelThatWritesHalf) {
+  EvalResult r = run(adversarial("writes_half"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
+  EXPECT_EQ(r.first_bad_index, 512);
+}
+
+TEST_F(GpuTest, RejectsAKernelThatHangsAndEnds) {
+  auto start = std::chrono::steady_clock::now();
+  EvalResult r = run(adversarial("hangs"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kTimeout) << r.message;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
+}
+
+TEST_F(GpuTest, RejectsOutOfBoundsWrites) {
+  EvalResult r = run(adversarial("writes_out_of_bounds"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kGuardViolation) << r.message;
+}
+
+TEST_F(GpuTest, RejectsTensorCores) {
+  EvalResult r = run(adversarial("tensor_core"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kStaticRejected) << r.message;
+}
+
+TEST_F(GpuTest, FaultingKernelIsALaunchErrorAndTheWorkerRecovers) {
+  SandboxOptions o;
+  o.amd_check = false;
+  Sandbox sandbox(o);
+  EvalRequest r;
+  r.source = adversarial("faults");
+  r.shape = Shape{512, 1024, 64};
+  r.trials = 1;
+  r.time = false;
+  EvalResult bad = sandbox.evaluate(r);
+  EXPECT_EQ(bad.verdict, Verdict::kLaunchError) << bad.message;
+  r.source = find_seed("naive")->source;
+  EvalResult good = sandbox.evaluate(r);
+  EXPECT_EQ(good.verdict, Verdict::kOk) << good.message;
+}
+
+TEST_F(GpuTest, RejectsConstantOutput) {
+  EvalResult r = run(adversarial("constant_output"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
+}
+
+TEST_F(GpuTest, RejectsInputMutation) {
+  EvalResult r = run(adversarial("mutates_input"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
+}
+
+TEST_F(GpuTest, UnsupportedShapeIsNotAFailure) {
+  EvalResult r = run(find_seed("vec")->source, Shape{48, 16, 16});
+  EXPECT_EQ(r.verdict, Verdict::kUnsupportedShape) << r.message;
+}
+
+}  // namespace
+}  // namespace kopt

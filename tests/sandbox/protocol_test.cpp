@@ -1,0 +1,82 @@
+#include "sandbox/protocol.h"
+
+#include <gtest/gtest.h>
+
+#include "sandbox/evaluation.h"
+
+namespace kopt {
+namespace {
+
+TEST(ProtocolTest, EvalRequestRoundTrips) {
+  EvalRequest r;
+  r.source = "src \"quoted\"\n";
+  r.params = {{"ROWS", 4}};
+  r.shape = Shape{5120, 256, 128};
+  r.seed = 123456789012345ull;
+  r.trials = 3;
+  r.time = false;
+  EvalRequest back;
+  ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok());
+  EXPECT_EQ(back.source, r.source);
+  EXPECT_EQ(back.params, r.params);
+  EXPECT_EQ(back.shape, r.shape);
+  EXPECT_EQ(back.seed, r.seed);
+  EXPECT_EQ(back.trials, 3);
+  EXPECT_FALSE(back.time);
+}
+
+TEST(ProtocolTest, MalformedRequestsAreErrors) {
+  EvalRequest r;
+  for (const char* text : {R"({})", R"({"source": 5, "shape": {"K": 64, "N": 1}})",
+                           R"({"source": "", "shape": {"K": 63, "N": 1}})", R"({"source": "", "shape": {"K": 64}})",
+                           R"({"source": "", "shape": {"K": 64, "N": 1}, "trials": 0})",
+                           R"({"source": "", "shape": {"K": 64, "N": 1}, "params": {"A": "x"}})"}) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    EXPECT_FALSE(eval_request_from_json(j, &r).ok()) << text;
+  }
+}
+
+TEST(ProtocolTest, ParseMessageRejectsGarbage) {
+  nlohmann::json j;
+  EXPECT_TRUE(parse_message(R"({"event": "pong", "id": 1})", &j).ok());
+  EXPECT_FALSE(parse_message("", &j).ok());
+  EXPECT_FALSE(parse_message("{\"event\": ", &j).ok());
+  EXPECT_FALSE(parse_message("[1, 2]", &j).ok());
+  EXPECT_FALSE(parse_message("\"text\"", &j).ok());
+  EXPECT_FALSE(parse_message(std::string(kMaxMessageBytes + 1, ' '), &j).ok());
+}
+
+TEST(ProtocolTest, EvalResultRoundTripsAndToleratesJunk) {
+  EvalResult r;
+  r.verdict = Verdict::kWrongResult;
+  r.message = "first wrong index 3";
+  r.first_bad_index = 3;
+  r.expected = 1.5;
+  r.got = -2;
+  Timing t;
+  t.median_us = 12.5;
+  t.method = "graph-replay/events";
+  r.timing = t;
+  r.amd.checked = true;
+  r.amd.vgprs = 40;
+  EvalResult back = eval_result_from_json(to_json(r));
+  EXPECT_EQ(back.verdict, Verdict::kWrongResult);
+  EXPECT_EQ(back.first_bad_index, 3);
+  ASSERT_TRUE(back.timing.has_value());
+  EXPECT_DOUBLE_EQ(back.timing->median_us, 12.5);
+  EXPECT_EQ(back.amd.vgprs, 40);
+  EXPECT_EQ(eval_result_from_json(nlohmann::json::array()).verdict, Verdict::kInternalError);
+  EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "great"}}).verdict, Verdict::kInternalError);
+  EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "ok"}, {"timing", 5}}).verdict, Verdict::kOk);
+}
+
+TEST(ProtocolTest, VerdictNamesRoundTrip) {
+  for (int v = 0; v <= static_cast<int>(Verdict::kInternalError); ++v) {
+    Verdict back;
+    ASSERT_TRUE(parse_verdict(verdict_name(static_cast<Verdict>(v)), &back));
+    EXPECT_EQ(static_cast<int>(back), v);
+  }
+}
+
+}  // namespace
+}  // namespace kopt

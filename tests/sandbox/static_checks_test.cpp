@@ -1,0 +1,99 @@
+#include "sandbox/static_checks.h"
+
+#include <gtest/gtest.h>
+
+#include "sandbox/prelude.h"
+#include "sandbox/rtc.h"
+#include "tests/test_paths.h"
+
+namespace kopt {
+namespace {
+
+const std::string kHeader = "/* kopt: {} */\n";
+
+Status check(const std::string& body, std::string* cleaned = nullptr) {
+  std::string out;
+  return check_source(kHeader + body, {"gemv"}, cleaned ? cleaned : &out);
+}
+
+const char* kKernel = "KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G) {\n";
+
+TEST(StaticChecksTest, AcceptsAPlainKernel) {
+  EXPECT_TRUE(check(std::string(kKernel) + "  y[0] = 1.f;\n}\n").ok());
+}
+
+TEST(StaticChecksTest, RejectsMmaSyncInlineAssembly) {
+  std::string src = test::read_source_file("tests/sandbox/adversarial/tensor_core.hip");
+  ASSERT_FALSE(src.empty());
+  std::string cleaned;
+  Status s = check_source(src, {"gemv"}, &cleaned);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("mma.sync"), std::string::npos) << s.message();
+}
+
+TEST(StaticChecksTest, AllowsListedInlineAssembly) {
+  Status s = check(std::string(kKernel) +
+                   "  unsigned r; asm(\"lop3.b32 %0, %1, %2, %3, 0xEA;\" : \"=r\"(r) : \"r\"(1u), \"r\"(2u), \"r\"(3u));\n"
+                   "  y[0] = r;\n}\n");
+  EXPECT_TRUE(s.ok()) << s.message();
+  s = check(std::string(kKernel) + "  asm volatile(\"trap;\");\n}\n");
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(StaticChecksTest, IncludesAreStrippedOrRejected) {
+  std::string cleaned;
+  ASSERT_TRUE(check("#include <hip/hip_runtime.h>\n" + std::string(kKernel) + "}\n", &cleaned).ok());
+  EXPECT_EQ(cleaned.find("#include"), std::string::npos);
+  EXPECT_EQ(cleaned.size(), kHeader.size() + std::string("#include <hip/hip_runtime.h>\n").size() + std::string(kKernel).size() + 2);
+  Status s = check("#include <stdio.h>\n" + std::string(kKernel) + "}\n");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("stdio.h"), std::string::npos);
+  EXPECT_FALSE(check("#  include \"/etc/passwd\"\n" + std::string(kKernel) + "}\n").ok());
+}
+
+TEST(StaticChecksTest, RejectsHostCodeAndEscapes) {
+  for (const char* body : {"  cudaMalloc(0, 4);\n", "  other<<<1, 1>>>();\n", "  void* p = malloc(4);\n",
+                           "  cublasSgemv(0);\n", "  hipStreamCreate(0);\n"}) {
+    EXPECT_FALSE(check(std::string(kKernel) + body + "}\n").ok()) << body;
+  }
+  EXPECT_FALSE(check(std::string(kKernel) + "}\nint main() { return 0; }\n").ok());
+}
+
+TEST(StaticChecksTest, CommentsDoNotTriggerRules) {
+  EXPECT_TRUE(check(std::string(kKernel) + "  // cudaMalloc( and <<< in a comment\n  /* malloc( */ y[0] = 0;\n}\n").ok());
+}
+
+TEST(StaticChecksTest, RequiresDeclaredKernels) {
+  std::string out;
+  Status s = check_source(kHeader + kKernel + "}\n", {"gemv", "relayout"}, &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("relayout"), std::string::npos);
+}
+
+TEST(StaticChecksTest, RejectsOversizedSources) {
+  EXPECT_FALSE(check(std::string(kKernel) + "}\n" + std::string(kMaxSourceBytes, ' ')).ok());
+}
+
+TEST(StaticChecksTest, MatrixInstructionScanOnAssemblyText) {
+  EXPECT_FALSE(check_no_matrix_instructions("  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, ...;").ok());
+  EXPECT_FALSE(check_no_matrix_instructions("\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 ...").ok());
+  EXPECT_FALSE(check_no_matrix_instructions("  @%p1 wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 ...").ok());
+  EXPECT_FALSE(check_no_matrix_instructions("\tv_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], 0").ok());
+  EXPECT_TRUE(check_no_matrix_instructions("\tfma.rn.f32 %f1, %f2, %f3, %f4;\n\tv_dot2_f32_f16 v1, v2, v3, v1").ok());
+  EXPECT_TRUE(check_no_matrix_instructions("// comment mentioning gemma_model\n\tadd.s32 %r1, %r2, 1;").ok());
+}
+
+// The compiled-code check catches tensor-core instructions even where the
+// source check is bypassed: NVRTC turns the asm into PTX containing mma.sync.
+TEST(StaticChecksTest, CompiledPtxWithMmaIsRejected) {
+  std::string src = test::read_source_file("tests/sandbox/adversarial/tensor_core.hip");
+  RtcOutput out;
+  ASSERT_TRUE(rtc_compile(assemble_source(src), rtc_target_options("90", 32), &out).ok());
+  ASSERT_TRUE(out.compiled) << out.log;
+  Status s = check_no_matrix_instructions(out.code);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("mma"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kopt

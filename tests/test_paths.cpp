@@ -1,0 +1,38 @@
+#include "tests/test_paths.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "sandbox/subprocess.h"
+#include "sandbox/worker_client.h"
+
+namespace kopt::test {
+
+std::string source_dir() {
+  const char* env = std::getenv("KOPT_SOURCE_DIR");
+  return env ? env : executable_dir() + "/..";
+}
+
+std::string read_source_file(const std::string& relative_path) {
+  std::ifstream f(source_dir() + "/" + relative_path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+bool gpu_available(std::string* why) {
+  static int cached = -1;
+  static std::string reason;
+  if (cached < 0) {
+    WorkerClient client(default_worker_command());
+    DeviceInfo d;
+    Status s = client.device_info(false, &d);
+    cached = s.ok() ? 1 : 0;
+    reason = s.message();
+  }
+  *why = reason;
+  return cached == 1;
+}
+
+}  // namespace kopt::test

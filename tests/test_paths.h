@@ -1,0 +1,14 @@
+// Where tests find the source tree and the worker, wherever the build folder
+// was carried: the test binary sits in <repo>/<build>/.
+#pragma once
+
+#include <string>
+
+namespace kopt::test {
+
+std::string source_dir();
+std::string read_source_file(const std::string& relative_path);
+// The GPU tests run only where a worker reports a device; the reason otherwise.
+bool gpu_available(std::string* why);
+
+}  // namespace kopt::test
