@@ -52,8 +52,11 @@ class GuardedBuffer {
     KOPT_GPU_CHECK(hipMemcpyDtoH(data, user(), bytes));
     return Status();
   }
-  Status fill(unsigned char value) {
-    KOPT_GPU_CHECK(hipMemsetD8(user(), value, bytes_));
+  // On the evaluation stream and waited for: a memset on another stream
+  // could land after (and undo) the kernels that follow it.
+  Status fill(unsigned char value, hipStream_t stream) {
+    KOPT_GPU_CHECK(hipMemsetD8Async(user(), value, bytes_, stream));
+    KOPT_GPU_CHECK(hipStreamSynchronize(stream));
     return Status();
   }
   Status guards_intact(bool* intact) const {
@@ -160,7 +163,9 @@ std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
   r->impl_ = std::make_unique<Impl>();
   hipDeviceProp_t prop;
   if ((e = hipSetDevice(0)) != hipSuccess || (e = hipGetDeviceProperties(&prop, 0)) != hipSuccess ||
-      (e = hipStreamCreateWithFlags(&r->impl_->stream.stream, hipStreamNonBlocking)) != hipSuccess) {
+      // A blocking stream: ordered with the synchronous copies and memsets
+      // of the default stream too.
+      (e = hipStreamCreateWithFlags(&r->impl_->stream.stream, 0)) != hipSuccess) {
     *error = std::string("GPU initialisation failed: ") + hipGetErrorString(e);
     return nullptr;
   }
@@ -458,7 +463,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
       std::vector<double> ref = reference_gemv(data);
       s = x.upload(data.x.data(), x_bytes);
       if (s.ok()) s = canonical.upload(data.blob.data(), data.blob.size());
-      if (s.ok() && has_relayout) s = packed.fill(kPoisonByte);
+      if (s.ok() && has_relayout) s = packed.fill(kPoisonByte, ev.stream);
       if (!s.ok()) return ev.gpu_fail(s, "upload"), result;
       // Load time: the re-layout, untimed, then the workspace zeroing the
       // contract promises (after poisoning it, so stale contents never help).
@@ -467,14 +472,14 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
         if (!s.ok()) return ev.gpu_fail(s, "relayout " + what), result;
         if (!unchanged(canonical, data.blob, "the canonical weights", "relayout " + what)) return result;
       }
-      if (!(s = ws.fill(kPoisonByte)).ok() || !(s = ws.fill(0)).ok()) return ev.gpu_fail(s, "workspace"), result;
+      if (!(s = ws.fill(kPoisonByte, ev.stream)).ok() || !(s = ws.fill(0, ev.stream)).ok()) return ev.gpu_fail(s, "workspace"), result;
       std::vector<uint8_t> w_before(w_bytes);
       if (!(s = weights.download(w_before.data(), w_bytes)).ok()) return ev.gpu_fail(s, "download"), result;
 
       // Run, twice on the same inputs, each time into a poisoned output.
       for (int run = 0; run < 2; ++run) {
         std::vector<float>& dst = run == 0 ? out : again;
-        if (!(s = y.fill(kPoisonByte)).ok()) return ev.gpu_fail(s, "poison"), result;
+        if (!(s = y.fill(kPoisonByte, ev.stream)).ok()) return ev.gpu_fail(s, "poison"), result;
         s = ev.launch_call(x.ptr(), weights.ptr(), y.ptr(), ws.ptr());
         if (s.ok()) s = ev.sync();
         if (!s.ok()) {
@@ -569,7 +574,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     auto c = checked.find(i);
     if (c != checked.end()) checked_data[c->second] = std::move(data);
   }
-  if (!(s = ws.fill(0)).ok()) return ev.gpu_fail(s, "workspace"), result;
+  if (!(s = ws.fill(0, ev.stream)).ok()) return ev.gpu_fail(s, "workspace"), result;
 
   const size_t calls = copies * std::max<size_t>(1, (64 + copies - 1) / copies);
   Timing timing;
@@ -626,7 +631,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
       ProblemData& target_data = c != checked.end() ? checked_data[c->second] : fresh;
       regenerate_x(&target_data, Dataset::kRandom, req.seed * 104729ull + static_cast<uint64_t>(batch) * 65537 + i);
       s = xc[i]->upload(target_data.x.data(), x_bytes);
-      if (s.ok()) s = yc[i]->fill(kPoisonByte);
+      if (s.ok()) s = yc[i]->fill(kPoisonByte, ev.stream);
       if (!s.ok()) return ev.gpu_fail(s, "timing upload"), result;
     }
     s = replay();  // warm-up (module, graph upload, clocks)

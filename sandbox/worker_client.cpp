@@ -162,6 +162,9 @@ EvalResult WorkerClient::evaluate(const EvalRequest& request) {
   EvalResult r;
   if (ex.outcome == Outcome::kReply) {
     r = eval_result_from_json(ex.reply.value("result", json()));
+    // After a kernel fault the worker's GPU context is gone and it exits;
+    // reap it now so the next request starts a fresh one.
+    if (ex.reply.value("exiting", false)) stop();
   } else {
     r.stage = ex.stage;
     r.message = ex.detail;

@@ -91,8 +91,9 @@ int main() {
         });
       }
       std::cout.flush();
-      emit({{"id", id}, {"event", "result"}, {"result", kopt::to_json(result)}});
-      if (r && r->context_lost()) return 3;
+      const bool exiting = r && r->context_lost();
+      emit({{"id", id}, {"event", "result"}, {"result", kopt::to_json(result)}, {"exiting", exiting}});
+      if (exiting) return 3;
     } else {
       emit({{"id", id}, {"event", "error"}, {"message", "unknown op '" + op + "'"}});
     }

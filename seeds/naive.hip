@@ -7,7 +7,7 @@
 }
 */
 // y[n] = sum_k x[k] * (scale[n][k/G] * q[n][k] + offset[n][k/G])
-KOPT_KERNEL void gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                       float* __restrict__ y, float* __restrict__ ws, int K, int N, int G) {
   const int lane = threadIdx.x % KOPT_WARP_SIZE;
   const int n = blockIdx.x * WARPS + threadIdx.x / KOPT_WARP_SIZE;

@@ -10,7 +10,7 @@
   "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP"],
   "params": {
     "SPLIT": {"values": [2, 4, 8, 16, 32], "default": 8},
-    "ROWS":  {"values": [1, 2, 4], "default": 2},
+    "ROWS":  {"values": [1, 2, 4, 8], "default": 2},
     "WARPS": {"values": [1, 2, 4, 8], "default": 4},
     "LPR":   {"values": [4, 8, 16, 32, 64], "default": 8}
   }
@@ -18,7 +18,7 @@
 */
 // Partial y over one slice of K, canonical layout:
 // sum x*(s*q + o) = s * sum x*(1024+q) + (o - 1024 s) * sum x  per 32-nibble chunk.
-KOPT_KERNEL void gemv_partial(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv_partial(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                               float* __restrict__ y, float* __restrict__ ws, int K, int N, int G) {
   const int lane = threadIdx.x % KOPT_WARP_SIZE;
   const int warp = threadIdx.x / KOPT_WARP_SIZE;

@@ -1,13 +1,14 @@
 /* kopt:
 {
   "name": "vec",
-  "description": "Vectorised: load-time re-layout interleaves scale and offset as one half2 per group; 16-byte weight loads (32 nibbles per lane), ROWS columns per lane group in flight, int4->fp16 by one logic op (the 0x6400 exponent trick), fp32 FMA accumulation. LPR lanes share a column, so short rows still fill the warp.",
+  "description": "Vectorised: load-time re-layout interleaves scale and offset as one half2 per group; x converted to fp32 once per block into shared memory; 16-byte weight loads (32 nibbles per lane), ROWS columns per lane group in flight, int4->fp16 by one logic op (the 0x6400 exponent trick), fp32 FMA accumulation. LPR lanes share a column, so short rows still fill the warp.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
-  "launches": [{"kernel": "gemv", "grid": ["cdiv(N, WARPS * (WARP / LPR) * ROWS)"], "block": ["WARPS * WARP"]}],
-  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP"],
+  "launches": [{"kernel": "gemv", "grid": ["cdiv(N, WARPS * (WARP / LPR) * ROWS)"], "block": ["WARPS * WARP"],
+                "shared_bytes": "(K / 32) * 148"}],
+  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "(K / 32) * 148 <= 49152"],
   "params": {
-    "ROWS":   {"values": [1, 2, 4, 8], "default": 2},
+    "ROWS":   {"values": [1, 2, 4, 8], "default": 4},
     "WARPS":  {"values": [1, 2, 4, 8], "default": 4},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
     "UNROLL": {"values": [1, 2, 4], "default": 2}
@@ -55,14 +56,35 @@ KOPT_INLINE float dot32(const uint4 q, const float* xf) {
   return acc;
 }
 
-KOPT_KERNEL void gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
+// x in shared memory as fp32, converted once per block: chunk c (32 values)
+// at c * XSTRIDE floats. The 4-float pad keeps the 16-byte reads of 8
+// consecutive lanes on distinct banks. Then one sum per chunk.
+#define XSTRIDE 36
+
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                       float* __restrict__ y, float* __restrict__ ws, int K, int N, int G) {
+  extern __shared__ float xs[];
+  const int chunks = K / 32;  // 16-byte chunks per column
+  float* xsum_s = xs + chunks * XSTRIDE;
+  for (int i = threadIdx.x; i < K / 2; i += blockDim.x) {
+    const float2 f = __half22float2(reinterpret_cast<const __half2*>(x)[i]);
+    const int k = 2 * i;
+    xs[(k / 32) * XSTRIDE + k % 32] = f.x;
+    xs[(k / 32) * XSTRIDE + k % 32 + 1] = f.y;
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
+    float sum = 0.f;
+    for (int j = 0; j < 32; ++j) sum += xs[c * XSTRIDE + j];
+    xsum_s[c] = sum;
+  }
+  __syncthreads();
+
   const int lane = threadIdx.x % KOPT_WARP_SIZE;
   const int warp = threadIdx.x / KOPT_WARP_SIZE;
   const int sub = lane / LPR, sl = lane % LPR;  // lane group and lane within it
   const int rows_per_warp = (KOPT_WARP_SIZE / LPR) * ROWS;
   const int row0 = (blockIdx.x * WARPS + warp) * rows_per_warp + sub * ROWS;
-  const int chunks = K / 32;  // 16-byte chunks per column
   const __half2* so = packed_scale_offset(w, K, N);
 
   float part[ROWS];
@@ -88,20 +110,16 @@ KOPT_KERNEL void gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ 
       const int c = c0 + u * LPR;
       if (c >= chunks) break;
       float xf[32];
-      const uint4* xv = reinterpret_cast<const uint4*>(x + c * 32);
-      float xsum = 0.f;
+      const float4* xv = reinterpret_cast<const float4*>(xs + c * XSTRIDE);
 #pragma unroll
-      for (int v = 0; v < 4; ++v) {
-        const uint4 h = xv[v];
-        const kopt_u32 hw[4] = {h.x, h.y, h.z, h.w};
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
-          xf[8 * v + 2 * e] = f.x;
-          xf[8 * v + 2 * e + 1] = f.y;
-          xsum += f.x + f.y;
-        }
+      for (int v = 0; v < 8; ++v) {
+        const float4 f = xv[v];
+        xf[4 * v] = f.x;
+        xf[4 * v + 1] = f.y;
+        xf[4 * v + 2] = f.z;
+        xf[4 * v + 3] = f.w;
       }
+      const float xsum = xsum_s[c];
       const int g = (c * 32) / G;
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
