@@ -1,17 +1,18 @@
 /* kopt:
 {
   "name": "vec",
-  "description": "Vectorised: load-time re-layout interleaves scale and offset as one half2 per group; x converted to fp32 once per block into shared memory; 16-byte weight loads (32 nibbles per lane), ROWS columns per lane group in flight, int4->fp16 by one logic op (the 0x6400 exponent trick), fp32 FMA accumulation. LPR lanes share a column, so short rows still fill the warp.",
+  "description": "Vectorised: load-time re-layout interleaves scale and offset as one half2 per group; x converted to fp32 once per block into shared memory; 16-byte weight loads (32 nibbles per lane), ROWS columns per lane group in flight, int4->fp32 by one logic op (nibbles ORed into the mantissa of 128.0f / 2048.0f, constants removed once per chunk), fp32 FMA accumulation; persistent blocks (OCC per SM) pay the x prologue once. LPR lanes share a column, so short rows still fill the warp.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
-  "launches": [{"kernel": "gemv", "grid": ["cdiv(N, WARPS * (WARP / LPR) * ROWS)"], "block": ["WARPS * WARP"],
-                "shared_bytes": "(K / 32) * 148"}],
-  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "(K / 32) * 148 <= 49152"],
+  "launches": [{"kernel": "gemv", "grid": ["min(cdiv(N, WARPS * (WARP / LPR) * ROWS), SMS * OCC)"],
+                "block": ["WARPS * WARP"], "shared_bytes": "(K / 32) * 152"}],
+  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "(K / 32) * 152 <= 49152"],
   "params": {
     "ROWS":   {"values": [1, 2, 4, 8], "default": 4},
     "WARPS":  {"values": [1, 2, 4, 8], "default": 4},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
-    "UNROLL": {"values": [1, 2, 4], "default": 2}
+    "UNROLL": {"values": [1, 2, 4], "default": 2},
+    "OCC":    {"values": [1, 2, 4, 8, 16], "default": 4}
   }
 }
 */
@@ -38,27 +39,40 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
   }
 }
 
-// 32 nibbles (one uint4) times 32 x values; returns sum x*(1024+q).
-// Nibble i of a 32-bit word pairs with nibble i+4 in the magic-number trick,
-// so x is indexed accordingly: word j, pair i -> k = 8j+i and 8j+i+4.
+// Nibble to float with one logic op and no conversion: OR-ing a nibble that
+// sits at bits 16-19 into the bits of 128.0f gives 128 + q exactly; at bits
+// 12-15 into 2048.0f gives 2048 + q. Rotations of a 32-bit word bring every
+// nibble to one of those two places: u (n3, n4), u << 8 (n1, n2),
+// u >> 8 (n5, n6), rot16(u) (n7, n0). Odd k always lands at 12-15, even k at
+// 16-19, so the constants add up to 2048 * sum(x odd) + 128 * sum(x even) per
+// chunk, subtracted once per chunk (xcorr). fp32 keeps Σ x·(2048 + q) exact to
+// ~1e-7 relative, far inside the 1e-2 tolerance; integer data stays exact.
+KOPT_INLINE float q_at16(kopt_u32 v) { return __uint_as_float((v & 0x000F0000u) | 0x43000000u); }
+KOPT_INLINE float q_at12(kopt_u32 v) { return __uint_as_float((v & 0x0000F000u) | 0x45000000u); }
+
+// Σ x·(c + q) over the 32 nibbles of one uint4 (k = 8j + i for word j, nibble i).
 KOPT_INLINE float dot32(const uint4 q, const float* xf) {
   const kopt_u32 words[4] = {q.x, q.y, q.z, q.w};
   float acc = 0.f;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 f = __half22float2(kopt_nibbles_plus_1024(words[j], 4 * i));
-      acc = fmaf(xf[8 * j + i], f.x, acc);
-      acc = fmaf(xf[8 * j + i + 4], f.y, acc);
-    }
+    const kopt_u32 u = words[j], b = u << 8, c = u >> 8, d = (u << 16) | (u >> 16);
+    const float* xj = xf + 8 * j;
+    acc = fmaf(xj[3], q_at12(u), acc);
+    acc = fmaf(xj[4], q_at16(u), acc);
+    acc = fmaf(xj[1], q_at12(b), acc);
+    acc = fmaf(xj[2], q_at16(b), acc);
+    acc = fmaf(xj[5], q_at12(c), acc);
+    acc = fmaf(xj[6], q_at16(c), acc);
+    acc = fmaf(xj[7], q_at12(d), acc);
+    acc = fmaf(xj[0], q_at16(d), acc);
   }
   return acc;
 }
 
 // x in shared memory as fp32, converted once per block: chunk c (32 values)
 // at c * XSTRIDE floats. The 4-float pad keeps the 16-byte reads of 8
-// consecutive lanes on distinct banks. Then one sum per chunk.
+// consecutive lanes on distinct banks. Per chunk: Σx and the constant term.
 #define XSTRIDE 36
 
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
@@ -66,17 +80,23 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   extern __shared__ float xs[];
   const int chunks = K / 32;  // 16-byte chunks per column
   float* xsum_s = xs + chunks * XSTRIDE;
-  for (int i = threadIdx.x; i < K / 2; i += blockDim.x) {
-    const float2 f = __half22float2(reinterpret_cast<const __half2*>(x)[i]);
-    const int k = 2 * i;
-    xs[(k / 32) * XSTRIDE + k % 32] = f.x;
-    xs[(k / 32) * XSTRIDE + k % 32 + 1] = f.y;
-  }
-  __syncthreads();
-  for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
-    float sum = 0.f;
-    for (int j = 0; j < 32; ++j) sum += xs[c * XSTRIDE + j];
-    xsum_s[c] = sum;
+  float* xcorr_s = xsum_s + chunks;
+  // 32 consecutive threads hold one chunk (blockDim and K are multiples of 32),
+  // so its two sums are a 32-lane shuffle reduction, in a fixed order.
+  for (int base = 0; base < K; base += blockDim.x) {
+    const int k = base + threadIdx.x;
+    const float v = k < K ? __half2float(x[k]) : 0.f;
+    if (k < K) xs[(k / 32) * XSTRIDE + k % 32] = v;
+    float sum = v, corr = v * ((k & 1) ? 2048.f : 128.f);
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+      sum += kopt_shfl_xor(sum, m);
+      corr += kopt_shfl_xor(corr, m);
+    }
+    if (k < K && k % 32 == 0) {
+      xsum_s[k / 32] = sum;
+      xcorr_s[k / 32] = corr;
+    }
   }
   __syncthreads();
 
@@ -84,56 +104,62 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   const int warp = threadIdx.x / KOPT_WARP_SIZE;
   const int sub = lane / LPR, sl = lane % LPR;  // lane group and lane within it
   const int rows_per_warp = (KOPT_WARP_SIZE / LPR) * ROWS;
-  const int row0 = (blockIdx.x * WARPS + warp) * rows_per_warp + sub * ROWS;
+  const int rows_per_block = WARPS * rows_per_warp;
+  const int row_blocks = (N + rows_per_block - 1) / rows_per_block;
   const __half2* so = packed_scale_offset(w, K, N);
 
-  float part[ROWS];
-  const kopt_u8* rows[ROWS];
+  // Persistent blocks: the x prologue above is paid once per block, not once
+  // per group of columns.
+  for (int rb = blockIdx.x; rb < row_blocks; rb += gridDim.x) {
+    const int row0 = rb * rows_per_block + warp * rows_per_warp + sub * ROWS;
+    float part[ROWS];
+    const kopt_u8* rows[ROWS];
 #pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    part[r] = 0.f;
-    // Columns past N read column N-1 (valid memory) and are not written, so
-    // every lane stays in the shuffles.
-    rows[r] = w + (kopt_u64)min(row0 + r, N - 1) * (K / 2);
-  }
-  for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
-    uint4 q[UNROLL][ROWS];
-    // All loads first: UNROLL * ROWS independent 16-byte loads in flight.
+    for (int r = 0; r < ROWS; ++r) {
+      part[r] = 0.f;
+      // Columns past N read column N-1 (valid memory) and are not written,
+      // so every lane stays in the shuffles.
+      rows[r] = w + (kopt_u64)min(row0 + r, N - 1) * (K / 2);
+    }
+    for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
+      uint4 q[UNROLL][ROWS];
+      // All loads first: UNROLL * ROWS independent 16-byte loads in flight.
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const int c = min(c0 + u * LPR, chunks - 1);
+      for (int u = 0; u < UNROLL; ++u) {
+        const int c = min(c0 + u * LPR, chunks - 1);
 #pragma unroll
-      for (int r = 0; r < ROWS; ++r) q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
+        for (int r = 0; r < ROWS; ++r) q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int c = c0 + u * LPR;
+        if (c >= chunks) break;
+        float xf[32];
+        const float4* xv = reinterpret_cast<const float4*>(xs + c * XSTRIDE);
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+          const float4 f = xv[v];
+          xf[4 * v] = f.x;
+          xf[4 * v + 1] = f.y;
+          xf[4 * v + 2] = f.z;
+          xf[4 * v + 3] = f.w;
+        }
+        const float xsum = xsum_s[c], xcorr = xcorr_s[c];
+        const int g = (c * 32) / G;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+          const float2 sof = __half22float2(so[(kopt_u64)min(row0 + r, N - 1) * (K / G) + g]);
+          // Σ x·(s·q + o) = s·(Σ x·(c + q) − Σ x·c) + o·Σ x
+          part[r] += sof.x * (dot32(q[u][r], xf) - xcorr) + sof.y * xsum;
+        }
+      }
     }
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const int c = c0 + u * LPR;
-      if (c >= chunks) break;
-      float xf[32];
-      const float4* xv = reinterpret_cast<const float4*>(xs + c * XSTRIDE);
+    for (int r = 0; r < ROWS; ++r) {
+      float v = part[r];
 #pragma unroll
-      for (int v = 0; v < 8; ++v) {
-        const float4 f = xv[v];
-        xf[4 * v] = f.x;
-        xf[4 * v + 1] = f.y;
-        xf[4 * v + 2] = f.z;
-        xf[4 * v + 3] = f.w;
-      }
-      const float xsum = xsum_s[c];
-      const int g = (c * 32) / G;
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        const float2 sof = __half22float2(so[(kopt_u64)min(row0 + r, N - 1) * (K / G) + g]);
-        // sum x*(s*q + o) = s * sum x*(1024+q) + (o - 1024 s) * sum x
-        part[r] += sof.x * dot32(q[u][r], xf) + (sof.y - 1024.f * sof.x) * xsum;
-      }
+      for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
+      if (sl == 0 && row0 + r < N) y[row0 + r] = v;
     }
-  }
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    float v = part[r];
-#pragma unroll
-    for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
-    if (sl == 0 && row0 + r < N) y[row0 + r] = v;
   }
 }
