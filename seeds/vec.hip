@@ -8,11 +8,11 @@
                 "block": ["WARPS * WARP"], "shared_bytes": "(K / 32) * 152"}],
   "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "(K / 32) * 152 <= 49152"],
   "params": {
-    "ROWS":   {"values": [1, 2, 4, 8], "default": 4},
+    "ROWS":   {"values": [1, 2, 4, 8], "default": 2},
     "WARPS":  {"values": [1, 2, 4, 8], "default": 4},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
     "UNROLL": {"values": [1, 2, 4], "default": 2},
-    "OCC":    {"values": [1, 2, 4, 8, 16], "default": 4}
+    "OCC":    {"values": [1, 2, 4, 8, 16, 64], "default": 4}
   }
 }
 */
@@ -74,6 +74,7 @@ KOPT_INLINE float dot32(const uint4 q, const float* xf) {
 // at c * XSTRIDE floats. The 4-float pad keeps the 16-byte reads of 8
 // consecutive lanes on distinct banks. Per chunk: Σx and the constant term.
 #define XSTRIDE 36
+#define XLOADS 4
 
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                       float* __restrict__ y, float* __restrict__ ws, int K, int N, int G) {
@@ -81,21 +82,44 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   const int chunks = K / 32;  // 16-byte chunks per column
   float* xsum_s = xs + chunks * XSTRIDE;
   float* xcorr_s = xsum_s + chunks;
-  // 32 consecutive threads hold one chunk (blockDim and K are multiples of 32),
-  // so its two sums are a 32-lane shuffle reduction, in a fixed order.
-  for (int base = 0; base < K; base += blockDim.x) {
-    const int k = base + threadIdx.x;
-    const float v = k < K ? __half2float(x[k]) : 0.f;
-    if (k < K) xs[(k / 32) * XSTRIDE + k % 32] = v;
-    float sum = v, corr = v * ((k & 1) ? 2048.f : 128.f);
+  // Prologue: 16-byte loads of x, XLOADS in flight per thread; four
+  // consecutive threads hold one chunk (32 halves), so its two sums are a
+  // 4-lane shuffle reduction, in a fixed order.
+  const int xvecs = K / 8;
+  for (int base = 0; base < xvecs; base += XLOADS * blockDim.x) {
+    uint4 h[XLOADS];
 #pragma unroll
-    for (int m = 16; m > 0; m >>= 1) {
-      sum += kopt_shfl_xor(sum, m);
-      corr += kopt_shfl_xor(corr, m);
+    for (int t = 0; t < XLOADS; ++t) {
+      const int i = base + t * blockDim.x + threadIdx.x;
+      h[t] = i < xvecs ? reinterpret_cast<const uint4*>(x)[i] : make_uint4(0, 0, 0, 0);
     }
-    if (k < K && k % 32 == 0) {
-      xsum_s[k / 32] = sum;
-      xcorr_s[k / 32] = corr;
+#pragma unroll
+    for (int t = 0; t < XLOADS; ++t) {
+      const int i = base + t * blockDim.x + threadIdx.x;
+      const kopt_u32 hw[4] = {h[t].x, h[t].y, h[t].z, h[t].w};
+      float v[8];
+      float sum = 0.f, corr = 0.f;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
+        v[2 * e] = f.x;
+        v[2 * e + 1] = f.y;
+        sum += f.x + f.y;
+        corr += 128.f * f.x + 2048.f * f.y;  // even k at bits 16-19, odd k at 12-15
+      }
+      sum += kopt_shfl_xor(sum, 1);
+      corr += kopt_shfl_xor(corr, 1);
+      sum += kopt_shfl_xor(sum, 2);
+      corr += kopt_shfl_xor(corr, 2);
+      if (i < xvecs) {
+        float4* dst = reinterpret_cast<float4*>(xs + (i / 4) * XSTRIDE + (i % 4) * 8);
+        dst[0] = make_float4(v[0], v[1], v[2], v[3]);
+        dst[1] = make_float4(v[4], v[5], v[6], v[7]);
+        if (i % 4 == 0) {
+          xsum_s[i / 4] = sum;
+          xcorr_s[i / 4] = corr;
+        }
+      }
     }
   }
   __syncthreads();
@@ -121,15 +145,20 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
       // so every lane stays in the shuffles.
       rows[r] = w + (kopt_u64)min(row0 + r, N - 1) * (K / 2);
     }
-    for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
-      uint4 q[UNROLL][ROWS];
-      // All loads first: UNROLL * ROWS independent 16-byte loads in flight.
+    // Software pipeline: the loads of the next UNROLL chunks are in flight
+    // while this batch is computed.
+    uint4 q[UNROLL][ROWS], next[UNROLL][ROWS];
+    auto load_batch = [&](int c0, uint4 (&dst)[UNROLL][ROWS]) {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int c = min(c0 + u * LPR, chunks - 1);
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
+        for (int r = 0; r < ROWS; ++r) dst[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
       }
+    };
+    load_batch(sl, q);
+    for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
+      if (c0 + LPR * UNROLL < chunks) load_batch(c0 + LPR * UNROLL, next);
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int c = c0 + u * LPR;
@@ -153,6 +182,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
           part[r] += sof.x * (dot32(q[u][r], xf) - xcorr) + sof.y * xsum;
         }
       }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) q[u][r] = next[u][r];
     }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
