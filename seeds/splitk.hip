@@ -35,10 +35,18 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv_partial(const __
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
   for (int c = c_begin + sl; c < c_end; c += LPR) {
+    // Weights, scales and offsets all requested before any is used: one
+    // memory latency per iteration, not two.
     uint4 q[ROWS];
+    __half s_h[ROWS], o_h[ROWS];
+    const int g = (c * 32) / G;
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r)
-      q[r] = kopt_load_stream16(w + (kopt_u64)min(row0 + r, N - 1) * (K / 2) + (kopt_u64)c * 16);
+    for (int r = 0; r < ROWS; ++r) {
+      const kopt_u64 row = (kopt_u64)min(row0 + r, N - 1);
+      q[r] = kopt_load_stream16(w + row * (K / 2) + (kopt_u64)c * 16);
+      s_h[r] = scales[row * (K / G) + g];
+      o_h[r] = offsets[row * (K / G) + g];
+    }
     const uint4* xv = reinterpret_cast<const uint4*>(x + c * 32);
     float xf[32];
     float xsum = 0.f;
@@ -54,11 +62,9 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv_partial(const __
         xsum += f.x + f.y;
       }
     }
-    const int g = (c * 32) / G;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const kopt_u64 gi = (kopt_u64)min(row0 + r, N - 1) * (K / G) + g;
-      const float s = __half2float(scales[gi]), o = __half2float(offsets[gi]);
+      const float s = __half2float(s_h[r]), o = __half2float(o_h[r]);
       const kopt_u32 words[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
       float acc = 0.f;
 #pragma unroll

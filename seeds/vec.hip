@@ -145,18 +145,26 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
       // so every lane stays in the shuffles.
       rows[r] = w + (kopt_u64)min(row0 + r, N - 1) * (K / 2);
     }
-    // Software pipeline: the loads of the next UNROLL chunks are in flight
-    // while this batch is computed.
-    uint4 q[UNROLL][ROWS], next[UNROLL][ROWS];
-    auto load_batch = [&](int c0, uint4 (&dst)[UNROLL][ROWS]) {
+    // Software pipeline: the weights and the (scale, offset) pairs of the
+    // next UNROLL chunks are in flight while this batch is computed. Loading
+    // the pairs late would add a second memory latency to every batch.
+    struct Batch {
+      uint4 q[UNROLL][ROWS];
+      __half2 so[UNROLL][ROWS];
+    };
+    Batch cur, next;
+    auto load_batch = [&](int c0, Batch& dst) {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int c = min(c0 + u * LPR, chunks - 1);
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) dst[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
+        for (int r = 0; r < ROWS; ++r) {
+          dst.q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
+          dst.so[u][r] = so[(kopt_u64)min(row0 + r, N - 1) * (K / G) + (c * 32) / G];
+        }
       }
     };
-    load_batch(sl, q);
+    load_batch(sl, cur);
     for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
       if (c0 + LPR * UNROLL < chunks) load_batch(c0 + LPR * UNROLL, next);
 #pragma unroll
@@ -174,18 +182,14 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
           xf[4 * v + 3] = f.w;
         }
         const float xsum = xsum_s[c], xcorr = xcorr_s[c];
-        const int g = (c * 32) / G;
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-          const float2 sof = __half22float2(so[(kopt_u64)min(row0 + r, N - 1) * (K / G) + g]);
+          const float2 sof = __half22float2(cur.so[u][r]);
           // Σ x·(s·q + o) = s·(Σ x·(c + q) − Σ x·c) + o·Σ x
-          part[r] += sof.x * (dot32(q[u][r], xf) - xcorr) + sof.y * xsum;
+          part[r] += sof.x * (dot32(cur.q[u][r], xf) - xcorr) + sof.y * xsum;
         }
       }
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) q[u][r] = next[u][r];
+      cur = next;
     }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
