@@ -80,11 +80,24 @@ KOPT_INLINE float kopt_dot2(__half2 a, __half2 b, float c) {
 #endif
 }
 
+// (a & mask) | bits in one instruction. Written plainly, ptxas emits two
+// LOP3s when both constants are immediates (an instruction takes one); with
+// the constants in registers it is one LOP3 (NVIDIA) or v_and_or_b32 (AMD).
+KOPT_INLINE kopt_u32 kopt_and_or(kopt_u32 a, kopt_u32 mask, kopt_u32 bits) {
+#if defined(KOPT_NVIDIA)
+  kopt_u32 d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(a), "r"(mask), "r"(bits));
+  return d;
+#else
+  return (a & mask) | bits;
+#endif
+}
+
 // Two nibbles to two halves in one logic op: (u >> shift) & 0x000F000F with
 // the exponent bits of 1024.0 ORed in gives half2(1024 + q_lo, 1024 + q_hi),
 // exactly. Nibble i of a 32-bit word pairs with nibble i + 4.
 KOPT_INLINE __half2 kopt_nibbles_plus_1024(kopt_u32 u, int shift) {
-  kopt_u32 v = ((u >> shift) & 0x000F000Fu) | 0x64006400u;
+  kopt_u32 v = kopt_and_or(u >> shift, 0x000F000Fu, 0x64006400u);
 #if defined(KOPT_NVIDIA)
   return *reinterpret_cast<__half2*>(&v);
 #else

@@ -10,12 +10,14 @@
   "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP"],
   "params": {
     "SPLIT": {"values": [2, 4, 8, 16, 32], "default": 8},
-    "ROWS":  {"values": [1, 2, 4, 8], "default": 2},
+    "ROWS":  {"values": [1, 2, 4, 8], "default": 1},
     "WARPS": {"values": [1, 2, 4, 8], "default": 4},
-    "LPR":   {"values": [4, 8, 16, 32, 64], "default": 8}
+    "LPR":   {"values": [4, 8, 16, 32, 64], "default": 32}
   }
 }
 */
+// Defaults: the fastest of a 16-point sweep (SPLIT x LPR x ROWS) on 5120x256,
+// NVIDIA H200, 2026-11-22 (scripts/sweep-seed.sh).
 // Partial y over one slice of K, canonical layout:
 // sum x*(s*q + o) = s * sum x*(1024+q) + (o - 1024 s) * sum x  per 32-nibble chunk.
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv_partial(const __half* __restrict__ x, const kopt_u8* __restrict__ w,

@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "vec",
-  "description": "Vectorised: load-time re-layout interleaves scale and offset as one half2 per group; x converted to fp32 once per block into shared memory; 16-byte weight loads (32 nibbles per lane), ROWS columns per lane group in flight, int4->fp32 by one logic op (nibbles ORed into the mantissa of 128.0f / 2048.0f, constants removed once per chunk), fp32 FMA accumulation; persistent blocks (OCC per SM) pay the x prologue once. LPR lanes share a column, so short rows still fill the warp.",
+  "description": "Vectorised: load-time re-layout interleaves scale and offset as one half2 per group; x converted to fp32 once per block into shared memory; 16-byte weight loads (32 nibbles per lane), ROWS columns per lane group in flight, int4->fp32 by one logic op (nibbles ORed into the mantissa of 128.0f / 2048.0f, constants removed once per chunk), fp32 FMA accumulation; persistent warps (OCC blocks per SM) share the columns evenly and pay the x prologue once per block. LPR lanes share a column, so short rows still fill the warp.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv", "grid": ["min(cdiv(N, WARPS * (WARP / LPR) * ROWS), SMS * OCC)"],
@@ -9,13 +9,15 @@
   "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "(K / 32) * 152 <= 49152"],
   "params": {
     "ROWS":   {"values": [1, 2, 4, 8], "default": 2},
-    "WARPS":  {"values": [1, 2, 4, 8], "default": 4},
+    "WARPS":  {"values": [1, 2, 4, 8], "default": 8},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
-    "UNROLL": {"values": [1, 2, 4], "default": 2},
-    "OCC":    {"values": [1, 2, 4, 8, 16, 64], "default": 4}
+    "UNROLL": {"values": [1, 2, 4], "default": 1},
+    "OCC":    {"values": [1, 2, 3, 4, 6, 8, 16], "default": 3}
   }
 }
 */
+// Defaults: the fastest of a 24-point sweep (ROWS x UNROLL x WARPS x OCC) on
+// 7168x9216 and 4096x7168, NVIDIA H200, 2026-11-22 (scripts/sweep-seed.sh).
 // Packed layout: q bytes exactly as canonical ([N][K/2], low nibble = even k),
 // then half2 (scale, offset) [N][K/G] after a 256-byte boundary.
 
@@ -47,8 +49,8 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
 // 16-19, so the constants add up to 2048 * sum(x odd) + 128 * sum(x even) per
 // chunk, subtracted once per chunk (xcorr). fp32 keeps Σ x·(2048 + q) exact to
 // ~1e-7 relative, far inside the 1e-2 tolerance; integer data stays exact.
-KOPT_INLINE float q_at16(kopt_u32 v) { return __uint_as_float((v & 0x000F0000u) | 0x43000000u); }
-KOPT_INLINE float q_at12(kopt_u32 v) { return __uint_as_float((v & 0x0000F000u) | 0x45000000u); }
+KOPT_INLINE float q_at16(kopt_u32 v) { return __uint_as_float(kopt_and_or(v, 0x000F0000u, 0x43000000u)); }
+KOPT_INLINE float q_at12(kopt_u32 v) { return __uint_as_float(kopt_and_or(v, 0x0000F000u, 0x45000000u)); }
 
 // Σ x·(c + q) over the 32 nibbles of one uint4 (k = 8j + i for word j, nibble i).
 KOPT_INLINE float dot32(const uint4 q, const float* xf) {
@@ -127,15 +129,18 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   const int lane = threadIdx.x % KOPT_WARP_SIZE;
   const int warp = threadIdx.x / KOPT_WARP_SIZE;
   const int sub = lane / LPR, sl = lane % LPR;  // lane group and lane within it
-  const int rows_per_warp = (KOPT_WARP_SIZE / LPR) * ROWS;
-  const int rows_per_block = WARPS * rows_per_warp;
-  const int row_blocks = (N + rows_per_block - 1) / rows_per_block;
+  // Persistent warps: each lane group takes groups of ROWS columns in turn,
+  // so the work ends evenly across the GPU (a launch is about one wave, and
+  // a ragged last wave costs as much as a full one). The x prologue above is
+  // paid once per block.
+  const int groups_per_warp = KOPT_WARP_SIZE / LPR;
+  const int total_groups = (N + ROWS - 1) / ROWS;
+  const int stride = gridDim.x * WARPS * groups_per_warp;
   const __half2* so = packed_scale_offset(w, K, N);
 
-  // Persistent blocks: the x prologue above is paid once per block, not once
-  // per group of columns.
-  for (int rb = blockIdx.x; rb < row_blocks; rb += gridDim.x) {
-    const int row0 = rb * rows_per_block + warp * rows_per_warp + sub * ROWS;
+  // Whole warps iterate together (the shuffles need every lane).
+  for (int base = (blockIdx.x * WARPS + warp) * groups_per_warp; base < total_groups; base += stride) {
+    const int row0 = (base + sub) * ROWS;
     float part[ROWS];
     const kopt_u8* rows[ROWS];
 #pragma unroll
