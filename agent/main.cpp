@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agent/commands.h"
+#include "agent/run_command.h"
 
 namespace {
 
@@ -62,6 +63,33 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
 
+  kopt::RunCommand run;
+  int64_t run_budget = 0, run_resume = 0;
+  uint64_t run_seed = 0;
+  int run_trials = 1;
+  auto* run_cmd = app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
+  run_cmd->add_option("--shape", run.shape, "KxN (or KxN/gG)");
+  run_cmd->add_option("--group", run.group, "group size G when the shape names none")->default_val(64);
+  auto* run_budget_opt = run_cmd->add_option("--budget", run_budget, "candidates to evaluate (seeds included)");
+  run_cmd->add_option("--time", run.time, "wall-time limit, e.g. 30m");
+  run_cmd->add_option("--model", run.models, "use this model from the config (repeatable)");
+  auto* run_resume_opt = run_cmd->add_option("--resume", run_resume, "continue run ID");
+  run_cmd->add_option("--db", run.db_path, "database file (default from config: kopt.db)");
+  run_cmd->add_option("--config", run.config_path, "TOML config (default: ./kopt.toml if present)");
+  auto* run_seed_opt = run_cmd->add_option("--seed", run_seed, "seed for every random choice");
+  auto* run_trials_opt = run_cmd->add_option("--trials", run_trials, "verification rounds per candidate");
+  run_cmd->add_flag("--no-mutator", run.no_mutator, "only the named models propose");
+
+  kopt::DbCommand dbc;
+  auto* db_cmd = app.add_subcommand("db", "Browse the candidate database");
+  db_cmd->add_option("action", dbc.action, "runs | list | show ID | best | lineage ID | diff A B | failures")->required();
+  db_cmd->add_option("ids", dbc.ids, "candidate id(s)");
+  db_cmd->add_option("--db", dbc.db_path, "database file")->default_val("kopt.db");
+  db_cmd->add_option("--shape", dbc.shape, "best: only this shape");
+  db_cmd->add_option("--run", dbc.run, "list, failures: only this run");
+  db_cmd->add_option("--limit", dbc.limit, "rows per shape (best) or in all (failures)")->default_val(20);
+  db_cmd->add_flag("--full", dbc.full, "show: the whole prompt, answer and log");
+
   std::vector<std::string> amd_files;
   auto* amd_cmd = app.add_subcommand("check-amd", "Compile candidate files for gfx906 and report resources");
   amd_cmd->add_option("files", amd_files, "candidate HIP sources")->required();
@@ -87,5 +115,17 @@ int main(int argc, char** argv) {
     return kopt::run_bench(bench);
   }
   if (*amd_cmd) return kopt::run_check_amd(amd_files);
+  if (*run_cmd) {
+    if (*run_budget_opt) run.budget = run_budget;
+    if (*run_resume_opt) run.resume = run_resume;
+    if (*run_seed_opt) run.seed = run_seed;
+    if (*run_trials_opt) run.trials = run_trials;
+    if (run.shape.empty() && !run.resume) {
+      std::fprintf(stderr, "kopt run: --shape KxN is required (or --resume ID)\n");
+      return kopt::kExitUsage;
+    }
+    return kopt::run_optimize(run);
+  }
+  if (*db_cmd) return kopt::run_db(dbc);
   return kopt::run_doctor();
 }

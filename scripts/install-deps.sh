@@ -8,7 +8,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config git perl \
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev \
-  libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev \
+  libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libdtl-dev \
   libgtest-dev libgmock-dev \
   clang-15 lld-15 llvm-15 rocm-device-libs libamdhip64-dev hipcc libamd-comgr-dev
 if [ ! -f /usr/local/cuda/include/nvrtc.h ]; then

@@ -1,0 +1,57 @@
+// kopt's configuration: a TOML file (config/kopt.toml is the commented
+// default), with the model endpoint also settable from the environment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sandbox/status.h"
+
+namespace kopt {
+
+struct ModelConfig {
+  std::string name;              // how runs and the database refer to it
+  std::string base_url;          // OpenAI-compatible, e.g. http://localhost:8000/v1
+  std::string model;             // the "model" field sent
+  std::string api_key_env = "OPENAI_API_KEY";
+  double weight = 1.0;           // share of proposals
+  double temperature = 0.7;
+  int64_t max_tokens = 8192;
+  double timeout_s = 120;
+  int retries = 3;
+  double price_per_million_input = 0;
+  double price_per_million_output = 0;
+};
+
+struct Config {
+  // [run]
+  int64_t budget = 100;          // candidates
+  double time_s = 0;             // 0: no wall-time limit
+  int64_t tokens = 0;            // 0: no token limit
+  int trials = 1;
+  uint64_t seed = 0;             // 0: fresh per run
+  int batch = 4;                 // children per generation
+  std::string database = "kopt.db";
+  // [sandbox]
+  double compile_timeout_s = 60;
+  double run_timeout_s = 30;
+  int64_t memory_limit_mb = 32768;
+  bool amd_check = true;
+  // [mutator]
+  double mutator_weight = 1.0;
+  // [[models]]
+  std::vector<ModelConfig> models;
+};
+
+// Reads `path` over the defaults. A missing file is an error only when
+// `required`; a malformed one always is, with the line and the reason.
+Status load_config(const std::string& path, bool required, Config* out);
+
+// KOPT_MODEL_BASE_URL and KOPT_MODEL add (or override the first) model.
+void apply_environment(Config* config);
+
+// "90", "90s", "30m", "2h" -> seconds.
+Status parse_duration(const std::string& text, double* seconds);
+
+}  // namespace kopt

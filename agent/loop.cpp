@@ -1,0 +1,329 @@
+#include "agent/loop.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "sandbox/candidate.h"
+#include "seeds/seeds.h"
+
+namespace kopt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Keeps only the overrides the contract declares with an allowed value.
+std::map<std::string, int64_t> declared_params(const std::string& source, const std::map<std::string, int64_t>& wanted) {
+  Candidate c;
+  if (!parse_candidate(source, {}, &c).ok()) return {};
+  std::map<std::string, int64_t> out;
+  for (const auto& p : c.spec.params) {
+    auto it = wanted.find(p.name);
+    if (it != wanted.end() && std::find(p.values.begin(), p.values.end(), it->second) != p.values.end())
+      out[p.name] = it->second;
+  }
+  return out;
+}
+
+}  // namespace
+
+EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id, int64_t run_id, const std::string& key) {
+  EvaluationRecord e;
+  e.candidate_id = candidate_id;
+  e.run_id = run_id;
+  e.candidate_key = key;
+  e.shape = r.shape;
+  e.device = r.device.name;
+  e.driver = std::to_string(r.device.driver_version);
+  e.compiler = r.device.compiler;
+  e.flags = r.compile_flags;
+  e.verdict = verdict_name(r.verdict);
+  e.stage = r.stage;
+  e.message = r.message;
+  e.log = r.log;
+  e.dataset = r.dataset;
+  e.first_bad_index = r.first_bad_index;
+  e.expected = r.expected;
+  e.got = r.got;
+  e.max_abs_error = r.max_abs_error;
+  if (r.timing) {
+    e.median_us = r.timing->median_us;
+    e.min_us = r.timing->min_us;
+    e.max_us = r.timing->max_us;
+    e.spread_pct = r.timing->spread_pct;
+    e.method = r.timing->method;
+    e.repetitions = r.timing->repetitions;
+    e.gbps = r.timing->gbps;
+    e.fraction_of_read_bw = r.timing->fraction_of_read_bw;
+  }
+  nlohmann::json details = to_json(r);
+  details.erase("log");  // stored in its own column
+  e.details_json = details.dump();
+  return e;
+}
+
+OptimizationLoop::OptimizationLoop(Database* db, Evaluator* evaluator, std::vector<WeightedProposer> proposers,
+                                   LoopOptions options, ProgressSink progress)
+    : db_(db), evaluator_(evaluator), proposers_(std::move(proposers)), options_(options),
+      progress_(std::move(progress)), rng_(options.seed) {}
+
+Status OptimizationLoop::start(const Shape& shape, const std::string& config_json, int64_t* run_id) {
+  RunRecord run;
+  run.shape = shape.name();
+  run.config_json = config_json;
+  for (const auto& p : proposers_)
+    run.proposers += (run.proposers.empty() ? "" : ", ") + p.proposer->name() +
+                     (p.proposer->model().empty() ? "" : ":" + p.proposer->model());
+  run.budget_candidates = options_.budget;
+  run.budget_seconds = options_.time_s;
+  run.budget_tokens = options_.tokens;
+  run.status = "running";
+  run.seed = options_.seed;
+  KOPT_RETURN_IF_ERROR(db_->create_run(&run));
+  *run_id = run.id;
+  for (const auto& seed : builtin_seeds()) {
+    CandidateRecord c;
+    c.run_id = run.id;
+    c.name = seed.name;
+    c.source = seed.source;
+    c.params_json = "{}";
+    c.key = proposal_key(seed.source, {});
+    c.proposer = "seed";
+    KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
+  }
+  return this->run(&run);
+}
+
+Status OptimizationLoop::resume(int64_t run_id) {
+  RunRecord run;
+  KOPT_RETURN_IF_ERROR(db_->get_run(run_id, &run));
+  // The budget may have been raised for the resumed run.
+  run.budget_candidates = std::max(run.budget_candidates, options_.budget);
+  if (options_.time_s > 0) run.budget_seconds = options_.time_s;
+  rng_ = Rng(run.seed ^ static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
+  run.status = "running";
+  KOPT_RETURN_IF_ERROR(db_->update_run(run));
+  return this->run(&run);
+}
+
+Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* ctx) {
+  ctx->shape = shape_;
+  ctx->read_bandwidth_gbps = device_.read_bandwidth_gbps;
+  std::vector<BestRow> best;
+  KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 6, &best));
+  ctx->parents.clear();
+  ctx->top.clear();
+  for (size_t i = 0; i < best.size(); ++i) {
+    ScoredCandidate sc{best[i].candidate, best[i].evaluation};
+    (i == 0 ? ctx->parents : ctx->top).push_back(sc);
+  }
+  // Diversity: the best candidate of every other source name.
+  std::vector<BestRow> all;
+  KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1000, &all));
+  std::set<std::string> names;
+  for (const auto& t : ctx->parents) names.insert(t.candidate.name);
+  for (const auto& t : ctx->top) names.insert(t.candidate.name);
+  for (const auto& row : all)
+    if (names.insert(row.candidate.name).second) ctx->top.push_back({row.candidate, row.evaluation});
+  KOPT_RETURN_IF_ERROR(db_->failed_evaluations(run.id, 3, &ctx->recent_failures));
+  ctx->seen_keys = &seen_;
+  ctx->rng = &rng_;
+  return Status();
+}
+
+Proposer* OptimizationLoop::pick_proposer() {
+  double total = 0;
+  for (const auto& p : proposers_) total += p.weight;
+  if (total <= 0) return nullptr;
+  double r = rng_.uniform(0, total);
+  for (const auto& p : proposers_) {
+    if (r < p.weight) return p.proposer.get();
+    r -= p.weight;
+  }
+  return proposers_.back().proposer.get();
+}
+
+Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c) {
+  std::optional<EvaluationRecord> previous;
+  KOPT_RETURN_IF_ERROR(db_->find_evaluation(c->key, shape_.name(), device_.name, &previous));
+  EvaluationRecord e;
+  if (previous) {
+    // Identical source and parameters on this device and shape: measured once.
+    e = *previous;
+    e.id = 0;
+    e.candidate_id = c->id;
+    e.run_id = run->id;
+    e.stage = "reused";
+    e.message = "identical to candidate " + std::to_string(previous->candidate_id) + ": " + previous->message;
+  } else {
+    EvalRequest req;
+    req.source = c->source;
+    req.params = params_from_json(c->params_json);
+    req.shape = shape_;
+    req.seed = rng_.next();
+    req.trials = options_.trials;
+    EvalResult result = evaluator_->evaluate(req);
+    e = to_evaluation_record(result, c->id, run->id, c->key);
+    if (result.verdict == Verdict::kNoDevice) {
+      stop_reason_ = "no device: " + result.message;
+      return Status::error(stop_reason_);
+    }
+  }
+  KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
+  ++evaluated_;
+  last_line_ = fmt::format("{} {} {}{}", c->name, c->params_json, e.verdict,
+                           e.median_us ? fmt::format(" {:.2f} us", *e.median_us) : "");
+  return Status();
+}
+
+Status OptimizationLoop::run(RunRecord* run) {
+  Shape shape;
+  KOPT_RETURN_IF_ERROR(parse_shape(run->shape, 64, &shape));
+  shape_ = shape;
+  KOPT_RETURN_IF_ERROR(evaluator_->device(&device_));
+  std::vector<CandidateRecord> existing;
+  KOPT_RETURN_IF_ERROR(db_->candidates_of_run(run->id, &existing));
+  seen_.clear();
+  for (const auto& c : existing) seen_.insert(c.key);
+  std::vector<CandidateRecord> pending;
+  KOPT_RETURN_IF_ERROR(db_->unevaluated_candidates(run->id, &pending));
+  evaluated_ = static_cast<int64_t>(existing.size() - pending.size());
+  stop_reason_.clear();
+
+  const auto started = Clock::now();
+  const double elapsed_before = run->elapsed_seconds;
+  auto elapsed = [&] { return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count(); };
+  auto report = [&] {
+    run->elapsed_seconds = elapsed();
+    Status s = db_->update_run(*run);
+    if (progress_) {
+      Progress p;
+      p.done = evaluated_;
+      p.budget = run->budget_candidates;
+      std::vector<BestRow> best;
+      if (db_->best(shape_.name(), device_.name, 1, &best).ok() && !best.empty()) {
+        p.best_us = *best[0].evaluation.median_us;
+        p.best_fraction = best[0].evaluation.fraction_of_read_bw;
+      }
+      p.last = last_line_;
+      p.seconds_left = run->budget_seconds > 0 ? std::max(0.0, run->budget_seconds - elapsed()) : -1;
+      progress_(p);
+    }
+    return s;
+  };
+  auto out_of_budget = [&] {
+    if (evaluated_ >= run->budget_candidates) return stop_reason_ = "budget", true;
+    if (run->budget_seconds > 0 && elapsed() >= run->budget_seconds) return stop_reason_ = "time", true;
+    if (run->budget_tokens > 0 && run->tokens_used >= run->budget_tokens) return stop_reason_ = "tokens", true;
+    return false;
+  };
+  auto finish = [&](const std::string& status) {
+    run->status = status;
+    return report();
+  };
+
+  // What was in flight when the run stopped (the seeds, on a fresh run).
+  for (auto& c : pending) {
+    if (out_of_budget()) return finish("done");
+    Status s = evaluate_and_record(run, &c);
+    if (!s.ok()) {
+        finish("failed");
+        return s;
+      }
+    KOPT_RETURN_IF_ERROR(report());
+  }
+
+  int idle_generations = 0;
+  bool exhausted = false;
+  while (!out_of_budget()) {
+    ProposalContext ctx;
+    KOPT_RETURN_IF_ERROR(gather_context(*run, &ctx));
+    if (ctx.parents.empty()) {
+      stop_reason_ = "no verified candidate to build on";
+      {
+        finish("failed");
+        return Status::error("run " + std::to_string(run->id) + ": " + stop_reason_);
+      }
+    }
+    int produced = 0;
+    exhausted = false;
+    for (int b = 0; b < options_.batch && !out_of_budget(); ++b) {
+      Proposer* proposer = pick_proposer();
+      if (!proposer) {
+        stop_reason_ = "no proposer";
+        {
+        finish("failed");
+        return Status::error("no proposer has a positive weight");
+      }
+      }
+      Proposal proposal;
+      ProposalFailure failure;
+      bool ok = proposer->propose(ctx, &proposal, &failure);
+      run->tokens_used += ok ? proposal.tokens : failure.tokens;
+      run->cost += ok ? proposal.cost : failure.cost;
+      if (!ok) {
+        AttemptRecord a;
+        a.run_id = run->id;
+        a.proposer = proposer->name();
+        a.model = proposer->model();
+        a.kind = failure.kind;
+        a.message = failure.message;
+        a.prompt = failure.prompt;
+        a.answer = failure.answer;
+        KOPT_RETURN_IF_ERROR(db_->add_attempt(&a));
+        last_line_ = proposer->name() + ": " + failure.kind;
+        exhausted = exhausted || failure.kind == "space_exhausted";
+        KOPT_RETURN_IF_ERROR(report());
+        continue;
+      }
+      CandidateRecord c;
+      c.run_id = run->id;
+      c.name = proposal.name;
+      c.source = proposal.source;
+      const auto params = declared_params(proposal.source, proposal.params);
+      c.params_json = params_to_json(params);
+      c.key = proposal_key(proposal.source, params);
+      c.parents = proposal.parents;
+      c.proposer = proposal.proposer;
+      c.model = proposal.model;
+      c.prompt = proposal.prompt;
+      c.answer = proposal.answer;
+      c.generation = 1;
+      for (const auto& p : ctx.parents)
+        if (!proposal.parents.empty() && p.candidate.id == proposal.parents[0]) c.generation = p.candidate.generation + 1;
+      if (seen_.count(c.key)) {
+        AttemptRecord a;
+        a.run_id = run->id;
+        a.proposer = proposer->name();
+        a.model = proposer->model();
+        a.kind = "duplicate";
+        a.message = "identical to a candidate already in this run";
+        a.prompt = proposal.prompt;
+        a.answer = proposal.answer;
+        KOPT_RETURN_IF_ERROR(db_->add_attempt(&a));
+        continue;
+      }
+      seen_.insert(c.key);
+      KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
+      Status s = evaluate_and_record(run, &c);
+      if (!s.ok()) {
+        finish("failed");
+        return s;
+      }
+      ++produced;
+      KOPT_RETURN_IF_ERROR(report());
+    }
+    // Nothing new for several generations (every proposer failed or the
+    // parameter space is covered): stop rather than spin.
+    idle_generations = produced == 0 ? idle_generations + 1 : 0;
+    if (idle_generations >= 5) {
+      stop_reason_ = exhausted ? "space covered" : "proposers produced nothing new for 5 generations";
+      return finish("done");
+    }
+  }
+  return finish("done");
+}
+
+}  // namespace kopt

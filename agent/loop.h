@@ -1,0 +1,88 @@
+// The optimisation loop for one shape: choose parents from the database,
+// ask proposers for children, evaluate them in the sandbox, record, repeat
+// until the budget is spent. Every record is written as soon as it exists,
+// so a killed run resumes where it stopped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/proposer.h"
+#include "db/database.h"
+#include "sandbox/evaluation.h"
+#include "sandbox/protocol.h"
+
+namespace kopt {
+
+// The sandbox as the loop sees it (a fake in tests).
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  virtual EvalResult evaluate(const EvalRequest& request) = 0;
+  virtual Status device(DeviceInfo* out) = 0;
+};
+
+struct WeightedProposer {
+  std::unique_ptr<Proposer> proposer;
+  double weight = 1.0;
+};
+
+struct LoopOptions {
+  int64_t budget = 100;   // candidates evaluated in the run, seeds included
+  double time_s = 0;      // 0: none (wall time, summed over resumes)
+  int64_t tokens = 0;     // 0: none
+  int trials = 1;
+  int batch = 4;
+  uint64_t seed = 1;
+};
+
+// One line of progress, after each candidate.
+struct Progress {
+  int64_t done = 0, budget = 0;
+  double best_us = 0, best_fraction = 0;  // 0: nothing verified yet
+  std::string last;                       // "vec {ROWS:2} ok 3.41 us"
+  double seconds_left = -1;               // -1: no time limit
+};
+using ProgressSink = std::function<void(const Progress&)>;
+
+class OptimizationLoop {
+ public:
+  OptimizationLoop(Database* db, Evaluator* evaluator, std::vector<WeightedProposer> proposers, LoopOptions options,
+                   ProgressSink progress = nullptr);
+
+  // A new run for `shape`: the seeds first, then proposals.
+  Status start(const Shape& shape, const std::string& config_json, int64_t* run_id);
+  // Continues a run: evaluates what was in flight, then goes on.
+  Status resume(int64_t run_id);
+
+  // The reason the last run stopped ("budget", "time", "tokens", "space covered", "no device").
+  const std::string& stop_reason() const { return stop_reason_; }
+
+ private:
+  Status run(RunRecord* run);
+  Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate);
+  Status gather_context(const RunRecord& run, ProposalContext* ctx);
+  Proposer* pick_proposer();
+
+  Database* db_;
+  Evaluator* evaluator_;
+  std::vector<WeightedProposer> proposers_;
+  LoopOptions options_;
+  ProgressSink progress_;
+  Rng rng_;
+  DeviceInfo device_;
+  Shape shape_;
+  std::set<std::string> seen_;
+  int64_t evaluated_ = 0;
+  std::string stop_reason_;
+  std::string last_line_;
+};
+
+// EvalResult -> the database row.
+EvaluationRecord to_evaluation_record(const EvalResult& result, int64_t candidate_id, int64_t run_id,
+                                      const std::string& key);
+
+}  // namespace kopt

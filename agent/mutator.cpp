@@ -1,0 +1,141 @@
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "agent/proposer.h"
+#include "sandbox/candidate.h"
+
+namespace kopt {
+
+std::map<std::string, int64_t> params_from_json(const std::string& text) {
+  std::map<std::string, int64_t> out;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.value().is_number_integer()) out[it.key()] = it.value().get<int64_t>();
+  return out;
+}
+
+std::string params_to_json(const std::map<std::string, int64_t>& params) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : params) j[k] = v;
+  return j.dump();
+}
+
+std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params) {
+  Candidate c;
+  if (parse_candidate(source, params, &c).ok()) return candidate_key(c);
+  // An unparsable contract still gets a stable key (the sandbox will reject it).
+  Candidate raw;
+  raw.source = source;
+  return candidate_key(raw);
+}
+
+namespace {
+
+// Moves one parameter: to a neighbouring value two times in three, else anywhere.
+int64_t mutate_value(const TunableParam& p, int64_t current, Rng& rng) {
+  auto it = std::find(p.values.begin(), p.values.end(), current);
+  size_t i = it == p.values.end() ? 0 : static_cast<size_t>(it - p.values.begin());
+  if (p.values.size() == 1) return p.values[0];
+  if (rng.integer(0, 2) < 2) {
+    if (i == 0) return p.values[1];
+    if (i + 1 == p.values.size()) return p.values[i - 1];
+    return p.values[rng.integer(0, 1) ? i + 1 : i - 1];
+  }
+  return p.values[static_cast<size_t>(rng.integer(0, static_cast<int64_t>(p.values.size()) - 1))];
+}
+
+// Every combination of the parameters, for when random moves find nothing new
+// (bounded: beyond this many the space is sampled, not enumerated).
+constexpr size_t kMaxEnumerated = 20000;
+
+bool next_unseen(const Candidate& c, const std::set<std::string>& seen, std::map<std::string, int64_t>* out) {
+  size_t total = 1;
+  for (const auto& p : c.spec.params) {
+    total *= p.values.size();
+    if (total > kMaxEnumerated) return false;
+  }
+  for (size_t index = 0; index < total; ++index) {
+    std::map<std::string, int64_t> params;
+    size_t rest = index;
+    for (const auto& p : c.spec.params) {
+      params[p.name] = p.values[rest % p.values.size()];
+      rest /= p.values.size();
+    }
+    Candidate probe;
+    if (!parse_candidate(c.source, params, &probe).ok()) continue;
+    if (!seen.count(candidate_key(probe))) {
+      *out = params;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out, ProposalFailure* failure) {
+  std::vector<const ScoredCandidate*> pool;
+  for (const auto& p : ctx.parents) pool.push_back(&p);
+  for (const auto& p : ctx.top) pool.push_back(&p);
+  if (pool.empty()) {
+    failure->kind = "no_parent";
+    failure->message = "no verified parent to mutate";
+    return false;
+  }
+  Rng& rng = *ctx.rng;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    // Mostly the best parent; sometimes another, for diversity.
+    const ScoredCandidate& parent =
+        *pool[rng.integer(0, 3) == 0 ? static_cast<size_t>(rng.integer(0, static_cast<int64_t>(pool.size()) - 1)) : 0];
+    Candidate c;
+    if (!parse_candidate(parent.candidate.source, params_from_json(parent.candidate.params_json), &c).ok() ||
+        c.spec.params.empty())
+      continue;
+    std::map<std::string, int64_t> params = c.params;
+    std::vector<int64_t> parents = {parent.candidate.id};
+    // Crossover with another parent of the same source, one time in four.
+    const ScoredCandidate* mate = nullptr;
+    for (const auto* p : pool)
+      if (p != &parent && p->candidate.source == parent.candidate.source) mate = p;
+    if (mate && rng.integer(0, 3) == 0) {
+      auto other = params_from_json(mate->candidate.params_json);
+      for (auto& [k, v] : params)
+        if (other.count(k) && rng.integer(0, 1)) v = other[k];
+      parents.push_back(mate->candidate.id);
+    }
+    int moves = rng.integer(0, 2) == 0 ? 2 : 1;
+    for (int m = 0; m < moves; ++m) {
+      const TunableParam& p = c.spec.params[static_cast<size_t>(rng.integer(0, static_cast<int64_t>(c.spec.params.size()) - 1))];
+      params[p.name] = mutate_value(p, params[p.name], rng);
+    }
+    std::string key = proposal_key(c.source, params);
+    if (ctx.seen_keys && ctx.seen_keys->count(key)) continue;
+    out->name = c.spec.name;
+    out->source = c.source;
+    out->params = params;
+    out->parents = parents;
+    out->proposer = name();
+    return true;
+  }
+  // Random moves found nothing new: walk the whole space of each parent.
+  for (const auto* p : pool) {
+    Candidate c;
+    if (!parse_candidate(p->candidate.source, {}, &c).ok()) continue;
+    std::map<std::string, int64_t> params;
+    if (ctx.seen_keys && next_unseen(c, *ctx.seen_keys, &params)) {
+      out->name = c.spec.name;
+      out->source = c.source;
+      out->params = params;
+      out->parents = {p->candidate.id};
+      out->proposer = name();
+      return true;
+    }
+  }
+  failure->kind = "space_exhausted";
+  failure->message = "every parameter combination of the parents has been evaluated in this run";
+  return false;
+}
+
+}  // namespace kopt

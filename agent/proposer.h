@@ -1,0 +1,76 @@
+// Proposers produce candidates (sandbox/candidate.h) from parents: the
+// built-in parameter mutator (offline) and the language-model proposer.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/database.h"
+#include "sandbox/problem.h"
+
+namespace kopt {
+
+struct ScoredCandidate {
+  CandidateRecord candidate;
+  std::optional<EvaluationRecord> evaluation;
+};
+
+struct ProposalContext {
+  Shape shape;
+  double read_bandwidth_gbps = 0;
+  std::vector<ScoredCandidate> parents;           // [0]: the main parent
+  std::vector<ScoredCandidate> top;               // strong and diverse others
+  std::vector<EvaluationRecord> recent_failures;  // newest first
+  const std::set<std::string>* seen_keys = nullptr;  // candidates already in this run
+  Rng* rng = nullptr;
+};
+
+struct Proposal {
+  std::string name;
+  std::string source;
+  std::map<std::string, int64_t> params;
+  std::vector<int64_t> parents;
+  std::string proposer, model, prompt, answer;
+  int64_t tokens = 0;
+  double cost = 0;
+};
+
+// Why a proposer produced nothing; recorded in the attempt log.
+struct ProposalFailure {
+  std::string kind;     // malformed_answer, model_error, space_exhausted...
+  std::string message;
+  std::string prompt, answer;
+  int64_t tokens = 0;
+  double cost = 0;
+};
+
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+  virtual std::string name() const = 0;
+  virtual std::string model() const { return ""; }
+  // True with a proposal, false with a failure.
+  virtual bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) = 0;
+};
+
+// Mutates and recombines the declared tunable parameters of its parents:
+// one or two parameters moved (mostly to a neighbouring value), or a
+// crossover of two parents that share a source. Never proposes a key the run
+// has seen; when none is left it says so (kind "space_exhausted").
+class ParameterMutator : public Proposer {
+ public:
+  std::string name() const override { return "mutator"; }
+  bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) override;
+};
+
+// The canonical key of a source with parameter values (sandbox/candidate.h).
+std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params);
+
+std::map<std::string, int64_t> params_from_json(const std::string& json_text);
+std::string params_to_json(const std::map<std::string, int64_t>& params);
+
+}  // namespace kopt

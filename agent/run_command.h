@@ -1,0 +1,38 @@
+// `kopt run` and `kopt db`: the optimisation run and the database browser.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kopt {
+
+struct RunCommand {
+  std::string shape;
+  int64_t group = 64;
+  std::optional<int64_t> budget;
+  std::string time;                  // "30m"
+  std::vector<std::string> models;   // names from the config (or the environment)
+  std::optional<int64_t> resume;
+  std::string db_path;               // overrides the config
+  std::string config_path;           // default: kopt.toml if present
+  std::optional<uint64_t> seed;
+  std::optional<int> trials;
+  bool no_mutator = false;
+  std::vector<std::string> worker_command;  // tests: a fake worker
+};
+int run_optimize(const RunCommand& cmd);
+
+struct DbCommand {
+  std::string db_path = "kopt.db";
+  std::string action;                // runs | list | show | best | lineage | diff | failures
+  std::vector<int64_t> ids;
+  std::string shape;
+  int64_t run = 0;
+  int limit = 20;
+  bool full = false;                 // show: whole prompt and answer
+};
+int run_db(const DbCommand& cmd);
+
+}  // namespace kopt

@@ -1,0 +1,512 @@
+#include "db/database.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <ctime>
+#include <sstream>
+
+namespace kopt {
+
+namespace {
+
+// Migrations, in order: entry i brings the schema from version i to i + 1.
+// Append only; never edit a released step.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  shape TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  proposers TEXT NOT NULL,
+  budget_candidates INTEGER NOT NULL,
+  budget_seconds REAL NOT NULL,
+  budget_tokens INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  elapsed_seconds REAL NOT NULL DEFAULT 0,
+  tokens_used INTEGER NOT NULL DEFAULT 0,
+  cost REAL NOT NULL DEFAULT 0,
+  seed INTEGER NOT NULL);
+CREATE TABLE candidates(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  key TEXT NOT NULL,
+  name TEXT NOT NULL,
+  source TEXT NOT NULL,
+  params_json TEXT NOT NULL,
+  parents TEXT NOT NULL,
+  proposer TEXT NOT NULL,
+  model TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  answer TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX candidates_run ON candidates(run_id);
+CREATE INDEX candidates_key ON candidates(key);
+CREATE TABLE evaluations(
+  id INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  run_id INTEGER NOT NULL,
+  candidate_key TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  device TEXT NOT NULL,
+  driver TEXT NOT NULL,
+  compiler TEXT NOT NULL,
+  flags TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  message TEXT NOT NULL,
+  log TEXT NOT NULL,
+  dataset TEXT NOT NULL,
+  first_bad_index INTEGER NOT NULL,
+  expected REAL NOT NULL,
+  got REAL NOT NULL,
+  max_abs_error REAL NOT NULL,
+  median_us REAL,
+  min_us REAL NOT NULL,
+  max_us REAL NOT NULL,
+  spread_pct REAL NOT NULL,
+  method TEXT NOT NULL,
+  repetitions INTEGER NOT NULL,
+  gbps REAL NOT NULL,
+  fraction_of_read_bw REAL NOT NULL,
+  details_json TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX evaluations_lookup ON evaluations(candidate_key, shape, device);
+CREATE INDEX evaluations_best ON evaluations(shape, verdict, median_us);
+CREATE INDEX evaluations_candidate ON evaluations(candidate_id);
+CREATE TABLE attempts(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL,
+  proposer TEXT NOT NULL,
+  model TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  message TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  answer TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX attempts_run ON attempts(run_id);
+)sql",
+};
+
+// A prepared statement with positional binding; finalised on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Status prepared() const {
+    return rc_ == SQLITE_OK ? Status() : Status::error(std::string("database: ") + sqlite3_errmsg(db_));
+  }
+  Statement& bind(const std::string& v) {
+    sqlite3_bind_text(stmt_, ++index_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(const char* v) { return bind(std::string(v)); }
+  Statement& bind(int64_t v) {
+    sqlite3_bind_int64(stmt_, ++index_, v);
+    return *this;
+  }
+  Statement& bind(double v) {
+    sqlite3_bind_double(stmt_, ++index_, v);
+    return *this;
+  }
+  Statement& bind(const std::optional<double>& v) {
+    if (v) return bind(*v);
+    sqlite3_bind_null(stmt_, ++index_);
+    return *this;
+  }
+  // SQLITE_ROW: a row is ready; SQLITE_DONE: finished.
+  int step() { return rc_ = sqlite3_step(stmt_); }
+  Status done() {
+    int r = step();
+    return r == SQLITE_DONE || r == SQLITE_ROW ? Status() : Status::error(std::string("database: ") + sqlite3_errmsg(db_));
+  }
+  std::string text(int col) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, col);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : "";
+  }
+  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  int rc() const { return rc_; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_ = SQLITE_OK;
+  int index_ = 0;
+};
+
+std::string join_ids(const std::vector<int64_t>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
+  return s;
+}
+
+std::vector<int64_t> split_ids(const std::string& s) {
+  std::vector<int64_t> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(std::stoll(item));
+  return out;
+}
+
+const char* const kRunColumns =
+    "id, shape, config_json, proposers, budget_candidates, budget_seconds, budget_tokens, status, started_at, "
+    "updated_at, elapsed_seconds, tokens_used, cost, seed";
+RunRecord read_run(const Statement& s) {
+  RunRecord r;
+  r.id = s.integer(0);
+  r.shape = s.text(1);
+  r.config_json = s.text(2);
+  r.proposers = s.text(3);
+  r.budget_candidates = s.integer(4);
+  r.budget_seconds = s.real(5);
+  r.budget_tokens = s.integer(6);
+  r.status = s.text(7);
+  r.started_at = s.text(8);
+  r.updated_at = s.text(9);
+  r.elapsed_seconds = s.real(10);
+  r.tokens_used = s.integer(11);
+  r.cost = s.real(12);
+  r.seed = static_cast<uint64_t>(s.integer(13));
+  return r;
+}
+
+const char* const kCandidateColumns =
+    "id, run_id, key, name, source, params_json, parents, proposer, model, prompt, answer, generation, created_at";
+CandidateRecord read_candidate(const Statement& s, int offset = 0) {
+  CandidateRecord c;
+  c.id = s.integer(offset + 0);
+  c.run_id = s.integer(offset + 1);
+  c.key = s.text(offset + 2);
+  c.name = s.text(offset + 3);
+  c.source = s.text(offset + 4);
+  c.params_json = s.text(offset + 5);
+  c.parents = split_ids(s.text(offset + 6));
+  c.proposer = s.text(offset + 7);
+  c.model = s.text(offset + 8);
+  c.prompt = s.text(offset + 9);
+  c.answer = s.text(offset + 10);
+  c.generation = s.integer(offset + 11);
+  c.created_at = s.text(offset + 12);
+  return c;
+}
+
+const char* const kEvaluationColumns =
+    "id, candidate_id, run_id, candidate_key, shape, device, driver, compiler, flags, verdict, stage, message, log, "
+    "dataset, first_bad_index, expected, got, max_abs_error, median_us, min_us, max_us, spread_pct, method, "
+    "repetitions, gbps, fraction_of_read_bw, details_json, created_at";
+EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
+  EvaluationRecord e;
+  e.id = s.integer(o + 0);
+  e.candidate_id = s.integer(o + 1);
+  e.run_id = s.integer(o + 2);
+  e.candidate_key = s.text(o + 3);
+  e.shape = s.text(o + 4);
+  e.device = s.text(o + 5);
+  e.driver = s.text(o + 6);
+  e.compiler = s.text(o + 7);
+  e.flags = s.text(o + 8);
+  e.verdict = s.text(o + 9);
+  e.stage = s.text(o + 10);
+  e.message = s.text(o + 11);
+  e.log = s.text(o + 12);
+  e.dataset = s.text(o + 13);
+  e.first_bad_index = s.integer(o + 14);
+  e.expected = s.real(o + 15);
+  e.got = s.real(o + 16);
+  e.max_abs_error = s.real(o + 17);
+  if (!s.is_null(o + 18)) e.median_us = s.real(o + 18);
+  e.min_us = s.real(o + 19);
+  e.max_us = s.real(o + 20);
+  e.spread_pct = s.real(o + 21);
+  e.method = s.text(o + 22);
+  e.repetitions = s.integer(o + 23);
+  e.gbps = s.real(o + 24);
+  e.fraction_of_read_bw = s.real(o + 25);
+  e.details_json = s.text(o + 26);
+  e.created_at = s.text(o + 27);
+  return e;
+}
+
+}  // namespace
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close(db_);
+}
+
+Status Database::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return Status::error("database: " + msg);
+  }
+  return Status();
+}
+
+Status Database::open(const std::string& path, std::unique_ptr<Database>* out) {
+  std::unique_ptr<Database> d(new Database());
+  if (sqlite3_open_v2(path.c_str(), &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
+    return Status::error("cannot open database " + path + ": " + (d->db_ ? sqlite3_errmsg(d->db_) : "out of memory"));
+  sqlite3_busy_timeout(d->db_, 5000);
+  // WAL: readers (kopt db) never block the writer (kopt run), and a killed
+  // writer leaves every committed transaction intact.
+  Status s = d->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  if (!s.ok()) return Status::error(path + " is not a usable kopt database (" + s.message() + ")");
+  s = d->migrate();
+  if (!s.ok()) return Status::error(path + ": " + s.message());
+  *out = std::move(d);
+  return Status();
+}
+
+Status Database::migrate() {
+  Statement v(db_, "PRAGMA user_version");
+  KOPT_RETURN_IF_ERROR(v.prepared());
+  if (v.step() != SQLITE_ROW) return Status::error("cannot read the schema version");
+  int64_t version = v.integer(0);
+  if (version > kSchemaVersion)
+    return Status::error("database schema version " + std::to_string(version) + " is newer than this kopt supports (" +
+                         std::to_string(kSchemaVersion) + "); use a newer kopt");
+  if (version == 0) {
+    // A version-0 file must be empty: refuse to take over someone else's tables.
+    Statement t(db_, "SELECT count(*) FROM sqlite_master WHERE type='table'");
+    KOPT_RETURN_IF_ERROR(t.prepared());
+    if (t.step() == SQLITE_ROW && t.integer(0) > 0) return Status::error("not a kopt database (unknown tables)");
+  }
+  for (int64_t i = version; i < kSchemaVersion; ++i) {
+    KOPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+    Status s = exec(kMigrations[i]);
+    if (s.ok()) s = exec("PRAGMA user_version=" + std::to_string(i + 1));
+    if (!s.ok()) {
+      exec("ROLLBACK");
+      return s;
+    }
+    KOPT_RETURN_IF_ERROR(exec("COMMIT"));
+  }
+  return Status();
+}
+
+Status Database::create_run(RunRecord* r) {
+  r->started_at = r->updated_at = now_utc();
+  Statement s(db_,
+              "INSERT INTO runs(shape, config_json, proposers, budget_candidates, budget_seconds, budget_tokens, status, "
+              "started_at, updated_at, elapsed_seconds, tokens_used, cost, seed) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(r->shape).bind(r->config_json).bind(r->proposers).bind(r->budget_candidates).bind(r->budget_seconds)
+      .bind(r->budget_tokens).bind(r->status).bind(r->started_at).bind(r->updated_at).bind(r->elapsed_seconds)
+      .bind(r->tokens_used).bind(r->cost).bind(static_cast<int64_t>(r->seed));
+  KOPT_RETURN_IF_ERROR(s.done());
+  r->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::update_run(const RunRecord& r) {
+  Statement s(db_,
+              "UPDATE runs SET status=?, updated_at=?, elapsed_seconds=?, tokens_used=?, cost=?, budget_candidates=?, "
+              "budget_seconds=?, budget_tokens=? WHERE id=?");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(r.status).bind(now_utc()).bind(r.elapsed_seconds).bind(r.tokens_used).bind(r.cost).bind(r.budget_candidates)
+      .bind(r.budget_seconds).bind(r.budget_tokens).bind(r.id);
+  return s.done();
+}
+
+Status Database::get_run(int64_t id, RunRecord* out) {
+  Statement s(db_, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=?").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(id);
+  if (s.step() != SQLITE_ROW) return Status::error("no run " + std::to_string(id));
+  *out = read_run(s);
+  return Status();
+}
+
+Status Database::list_runs(std::vector<RunRecord>* out) {
+  out->clear();
+  Statement s(db_, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  while (s.step() == SQLITE_ROW) out->push_back(read_run(s));
+  return Status();
+}
+
+Status Database::add_candidate(CandidateRecord* c) {
+  c->created_at = now_utc();
+  Statement s(db_,
+              "INSERT INTO candidates(run_id, key, name, source, params_json, parents, proposer, model, prompt, answer, "
+              "generation, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(c->run_id).bind(c->key).bind(c->name).bind(c->source).bind(c->params_json).bind(join_ids(c->parents))
+      .bind(c->proposer).bind(c->model).bind(c->prompt).bind(c->answer).bind(c->generation).bind(c->created_at);
+  KOPT_RETURN_IF_ERROR(s.done());
+  c->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::get_candidate(int64_t id, CandidateRecord* out) {
+  Statement s(db_, (std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE id=?").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(id);
+  if (s.step() != SQLITE_ROW) return Status::error("no candidate " + std::to_string(id));
+  *out = read_candidate(s);
+  return Status();
+}
+
+Status Database::candidates_of_run(int64_t run_id, std::vector<CandidateRecord>* out) {
+  out->clear();
+  Statement s(db_, (std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id=? ORDER BY id").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(run_id);
+  while (s.step() == SQLITE_ROW) out->push_back(read_candidate(s));
+  return Status();
+}
+
+Status Database::unevaluated_candidates(int64_t run_id, std::vector<CandidateRecord>* out) {
+  out->clear();
+  Statement s(db_, (std::string("SELECT ") + kCandidateColumns +
+                    " FROM candidates c WHERE run_id=? AND NOT EXISTS (SELECT 1 FROM evaluations e WHERE "
+                    "e.candidate_id=c.id) ORDER BY id").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(run_id);
+  while (s.step() == SQLITE_ROW) out->push_back(read_candidate(s));
+  return Status();
+}
+
+Status Database::add_evaluation(EvaluationRecord* e) {
+  e->created_at = now_utc();
+  Statement s(db_,
+              "INSERT INTO evaluations(candidate_id, run_id, candidate_key, shape, device, driver, compiler, flags, "
+              "verdict, stage, message, log, dataset, first_bad_index, expected, got, max_abs_error, median_us, min_us, "
+              "max_us, spread_pct, method, repetitions, gbps, fraction_of_read_bw, details_json, created_at) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(e->candidate_id).bind(e->run_id).bind(e->candidate_key).bind(e->shape).bind(e->device).bind(e->driver)
+      .bind(e->compiler).bind(e->flags).bind(e->verdict).bind(e->stage).bind(e->message).bind(e->log)
+      .bind(e->dataset).bind(e->first_bad_index).bind(e->expected).bind(e->got).bind(e->max_abs_error)
+      .bind(e->median_us).bind(e->min_us).bind(e->max_us).bind(e->spread_pct).bind(e->method).bind(e->repetitions)
+      .bind(e->gbps).bind(e->fraction_of_read_bw).bind(e->details_json).bind(e->created_at);
+  KOPT_RETURN_IF_ERROR(s.done());
+  e->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::find_evaluation(const std::string& key, const std::string& shape, const std::string& device,
+                                 std::optional<EvaluationRecord>* out) {
+  out->reset();
+  Statement s(db_, (std::string("SELECT ") + kEvaluationColumns +
+                    " FROM evaluations WHERE candidate_key=? AND shape=? AND device=? ORDER BY id LIMIT 1").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(key).bind(shape).bind(device);
+  if (s.step() == SQLITE_ROW) *out = read_evaluation(s);
+  return Status();
+}
+
+Status Database::evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out) {
+  out->clear();
+  Statement s(db_, (std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE candidate_id=? ORDER BY id").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(candidate_id);
+  while (s.step() == SQLITE_ROW) out->push_back(read_evaluation(s));
+  return Status();
+}
+
+Status Database::add_attempt(AttemptRecord* a) {
+  a->created_at = now_utc();
+  Statement s(db_,
+              "INSERT INTO attempts(run_id, proposer, model, kind, message, prompt, answer, created_at) "
+              "VALUES(?,?,?,?,?,?,?,?)");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(a->run_id).bind(a->proposer).bind(a->model).bind(a->kind).bind(a->message).bind(a->prompt).bind(a->answer)
+      .bind(a->created_at);
+  KOPT_RETURN_IF_ERROR(s.done());
+  a->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::best(const std::string& shape, const std::string& device, int limit, std::vector<BestRow>* out) {
+  out->clear();
+  // Per shape, the fastest ok evaluation; ties go to the older one.
+  static const std::string sql =
+      "SELECT e.id, e.candidate_id, e.run_id, e.candidate_key, e.shape, e.device, e.driver, e.compiler, e.flags, "
+      "e.verdict, e.stage, e.message, e.log, e.dataset, e.first_bad_index, e.expected, e.got, e.max_abs_error, "
+      "e.median_us, e.min_us, e.max_us, e.spread_pct, e.method, e.repetitions, e.gbps, e.fraction_of_read_bw, "
+      "e.details_json, e.created_at, c.id, c.run_id, c.key, c.name, c.source, c.params_json, c.parents, c.proposer, "
+      "c.model, c.prompt, c.answer, c.generation, c.created_at FROM evaluations e JOIN candidates c ON "
+      "c.id = e.candidate_id WHERE e.verdict = 'ok' AND e.median_us IS NOT NULL AND (?1 = '' OR e.shape = ?1) AND "
+      "(?2 = '' OR e.device = ?2) ORDER BY e.shape, e.median_us, e.id";
+  Statement s(db_, sql.c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(shape).bind(device);
+  std::string last_shape;
+  int taken = 0;
+  while (s.step() == SQLITE_ROW) {
+    BestRow row;
+    row.evaluation = read_evaluation(s);
+    row.candidate = read_candidate(s, 28);
+    if (row.evaluation.shape != last_shape) {
+      last_shape = row.evaluation.shape;
+      taken = 0;
+    }
+    if (taken++ < limit) out->push_back(std::move(row));
+  }
+  return Status();
+}
+
+Status Database::failed_evaluations(int64_t run_id, int limit, std::vector<EvaluationRecord>* out) {
+  out->clear();
+  Statement s(db_, (std::string("SELECT ") + kEvaluationColumns +
+                    " FROM evaluations WHERE verdict NOT IN ('ok', 'unsupported_shape') AND (?1 = 0 OR run_id = ?1) "
+                    "ORDER BY id DESC LIMIT ?2").c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(run_id).bind(static_cast<int64_t>(limit));
+  while (s.step() == SQLITE_ROW) out->push_back(read_evaluation(s));
+  return Status();
+}
+
+Status Database::attempts(int64_t run_id, int limit, std::vector<AttemptRecord>* out) {
+  out->clear();
+  Statement s(db_, "SELECT id, run_id, proposer, model, kind, message, prompt, answer, created_at FROM attempts "
+                   "WHERE (?1 = 0 OR run_id = ?1) ORDER BY id DESC LIMIT ?2");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(run_id).bind(static_cast<int64_t>(limit));
+  while (s.step() == SQLITE_ROW) {
+    AttemptRecord a;
+    a.id = s.integer(0);
+    a.run_id = s.integer(1);
+    a.proposer = s.text(2);
+    a.model = s.text(3);
+    a.kind = s.text(4);
+    a.message = s.text(5);
+    a.prompt = s.text(6);
+    a.answer = s.text(7);
+    a.created_at = s.text(8);
+    out->push_back(a);
+  }
+  return Status();
+}
+
+Status Database::lineage(int64_t candidate_id, std::vector<CandidateRecord>* out) {
+  out->clear();
+  int64_t id = candidate_id;
+  // Bounded walk: a corrupt parent link can never loop forever.
+  for (int depth = 0; id > 0 && depth < 10000; ++depth) {
+    CandidateRecord c;
+    KOPT_RETURN_IF_ERROR(get_candidate(id, &c));
+    out->push_back(c);
+    id = c.parents.empty() ? 0 : c.parents.front();
+  }
+  return Status();
+}
+
+}  // namespace kopt

@@ -1,0 +1,132 @@
+// The candidate database: runs, candidates, evaluations and an attempt log
+// that keeps every failure, in one SQLite file.
+//
+// Crash safety: WAL journal, one transaction per record, so a SIGKILL at any
+// moment loses at most the record being written; `kopt run --resume` picks
+// up from what is there. The schema is versioned; a database from a newer
+// kopt is refused rather than misread. No GPU header here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sandbox/status.h"
+
+struct sqlite3;
+
+namespace kopt {
+
+constexpr int kSchemaVersion = 1;
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string shape;            // "KxN" or "KxN/gG"
+  std::string config_json;      // the effective configuration
+  std::string proposers;        // e.g. "mutator, llm:gpt-x"
+  int64_t budget_candidates = 0;
+  double budget_seconds = 0;    // 0: none
+  int64_t budget_tokens = 0;    // 0: none
+  std::string status;           // running | done | failed | interrupted
+  std::string started_at, updated_at;
+  double elapsed_seconds = 0;   // accumulated over resumes
+  int64_t tokens_used = 0;
+  double cost = 0;
+  uint64_t seed = 0;
+};
+
+struct CandidateRecord {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string key;              // hash of source + parameter values
+  std::string name;
+  std::string source;
+  std::string params_json;      // {"ROWS": 4, ...}
+  std::vector<int64_t> parents;
+  std::string proposer;         // seed | mutator | llm
+  std::string model;
+  std::string prompt;
+  std::string answer;           // the raw model answer
+  int64_t generation = 0;
+  std::string created_at;
+};
+
+struct EvaluationRecord {
+  int64_t id = 0;
+  int64_t candidate_id = 0;
+  int64_t run_id = 0;
+  std::string candidate_key;
+  std::string shape;
+  std::string device, driver, compiler, flags;
+  std::string verdict, stage, message, log, dataset;
+  int64_t first_bad_index = -1;
+  double expected = 0, got = 0, max_abs_error = 0;
+  std::optional<double> median_us;  // set when timed
+  double min_us = 0, max_us = 0, spread_pct = 0, gbps = 0, fraction_of_read_bw = 0;
+  std::string method;
+  int64_t repetitions = 0;
+  std::string details_json;     // the full evaluation (resources on both targets, device...)
+  std::string created_at;
+};
+
+// A failure that produced no evaluation: malformed model answer, HTTP error,
+// an edit that did not apply, a duplicate...
+struct AttemptRecord {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string proposer, model, kind, message, prompt, answer, created_at;
+};
+
+struct BestRow {
+  CandidateRecord candidate;
+  EvaluationRecord evaluation;
+};
+
+class Database {
+ public:
+  ~Database();
+  // Opens (creating and migrating as needed). Refuses a newer schema and a
+  // file that is not a kopt database.
+  static Status open(const std::string& path, std::unique_ptr<Database>* out);
+
+  Status create_run(RunRecord* run);  // fills id and timestamps
+  Status update_run(const RunRecord& run);
+  Status get_run(int64_t id, RunRecord* out);
+  Status list_runs(std::vector<RunRecord>* out);
+
+  Status add_candidate(CandidateRecord* c);  // fills id
+  Status get_candidate(int64_t id, CandidateRecord* out);
+  Status candidates_of_run(int64_t run_id, std::vector<CandidateRecord>* out);
+  // Candidates recorded without any evaluation (in flight at a crash).
+  Status unevaluated_candidates(int64_t run_id, std::vector<CandidateRecord>* out);
+
+  Status add_evaluation(EvaluationRecord* e);  // fills id
+  // The evaluation of this source+parameters on this shape and device, if any.
+  Status find_evaluation(const std::string& key, const std::string& shape, const std::string& device,
+                         std::optional<EvaluationRecord>* out);
+  Status evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out);
+
+  Status add_attempt(AttemptRecord* a);
+
+  // Fastest verified candidates: per shape (shape empty: every shape), best first.
+  Status best(const std::string& shape, const std::string& device, int limit, std::vector<BestRow>* out);
+  // Failed evaluations and attempts, newest first (run_id 0: all runs).
+  Status failed_evaluations(int64_t run_id, int limit, std::vector<EvaluationRecord>* out);
+  Status attempts(int64_t run_id, int limit, std::vector<AttemptRecord>* out);
+  // The candidate and its ancestors through the first parent, newest first.
+  Status lineage(int64_t candidate_id, std::vector<CandidateRecord>* out);
+
+  int schema_version() const { return kSchemaVersion; }
+
+ private:
+  Database() = default;
+  Status exec(const std::string& sql);
+  Status migrate();
+  sqlite3* db_ = nullptr;
+};
+
+std::string now_utc();
+
+}  // namespace kopt
