@@ -1,0 +1,110 @@
+// The real libcurl client against a real HTTP server on loopback.
+#include "agent/chat_client.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/agent/fakes.h"
+
+namespace kopt {
+namespace {
+
+HttpChatOptions options_for(const test::ReplayServer& s) {
+  HttpChatOptions o;
+  o.base_url = s.base_url();
+  o.model = "replay";
+  o.api_key = "secret";
+  o.timeout_s = 5;
+  o.retries = 3;
+  o.backoff_s = 0.01;
+  return o;
+}
+
+TEST(ChatClientTest, ReturnsTheAnswerAndTokens) {
+  test::ReplayServer server({{200, test::chat_body("hello kernel")}});
+  HttpChatClient client(options_for(server));
+  ChatReply reply;
+  ASSERT_TRUE(client.complete({{"user", "hi"}}, &reply).ok());
+  EXPECT_EQ(reply.text, "hello kernel");
+  EXPECT_EQ(reply.prompt_tokens, 100);
+  EXPECT_EQ(reply.completion_tokens, 50);
+  auto sent = nlohmann::json::parse(server.request(0));
+  EXPECT_EQ(sent["model"], "replay");
+  EXPECT_EQ(sent["messages"][0]["content"], "hi");
+}
+
+TEST(ChatClientTest, RetriesRateLimitsAndServerErrors) {
+  test::ReplayServer server({{429, "slow down", 0, "0"}, {500, "oops"}, {503, "busy"}, {200, test::chat_body("ok")}});
+  HttpChatClient client(options_for(server));
+  ChatReply reply;
+  ASSERT_TRUE(client.complete({{"user", "hi"}}, &reply).ok());
+  EXPECT_EQ(reply.text, "ok");
+  EXPECT_EQ(reply.attempts, 4);
+}
+
+TEST(ChatClientTest, GivesUpAfterTheRetries) {
+  test::ReplayServer server({{500, "always broken"}});
+  HttpChatOptions o = options_for(server);
+  o.retries = 2;
+  HttpChatClient client(o);
+  ChatReply reply;
+  Status s = client.complete({{"user", "hi"}}, &reply);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("HTTP 500"), std::string::npos) << s.message();
+  EXPECT_EQ(server.request_count(), 3u);
+}
+
+TEST(ChatClientTest, ClientErrorsAreNotRetried) {
+  test::ReplayServer server({{401, "{\"error\": \"bad key\"}"}});
+  HttpChatClient client(options_for(server));
+  ChatReply reply;
+  Status s = client.complete({{"user", "hi"}}, &reply);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("401"), std::string::npos);
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST(ChatClientTest, SlowAnswersTimeOut) {
+  test::ReplayServer server({{200, test::chat_body("late"), 1500}});
+  HttpChatOptions o = options_for(server);
+  o.timeout_s = 0.3;
+  o.retries = 0;
+  HttpChatClient client(o);
+  ChatReply reply;
+  Status s = client.complete({{"user", "hi"}}, &reply);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("transport"), std::string::npos) << s.message();
+}
+
+TEST(ChatClientTest, HugeAndMalformedAnswersAreErrors) {
+  {
+    test::ReplayServer server({{200, test::chat_body(std::string(3 << 20, 'x'))}});
+    HttpChatOptions o = options_for(server);
+    o.max_response_bytes = 1 << 20;
+    HttpChatClient client(o);
+    ChatReply reply;
+    Status s = client.complete({{"user", "hi"}}, &reply);
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("larger"), std::string::npos);
+  }
+  for (const char* body : {"not json", "{\"choices\": []}", "[1,2]", "{\"choices\": [{\"message\": {}}]}"}) {
+    test::ReplayServer server({{200, body}});
+    HttpChatClient client(options_for(server));
+    ChatReply reply;
+    EXPECT_FALSE(client.complete({{"user", "hi"}}, &reply).ok()) << body;
+  }
+}
+
+TEST(ChatClientTest, UnreachableEndpointIsAClearError) {
+  HttpChatOptions o;
+  o.base_url = "http://127.0.0.1:1/v1";
+  o.retries = 0;
+  o.timeout_s = 2;
+  HttpChatClient client(o);
+  ChatReply reply;
+  Status s = client.complete({{"user", "hi"}}, &reply);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("transport"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kopt

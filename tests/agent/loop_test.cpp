@@ -1,0 +1,250 @@
+#include "agent/loop.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/model_proposer.h"
+#include "seeds/seeds.h"
+#include "tests/agent/fakes.h"
+
+namespace kopt {
+namespace {
+
+std::string temp_db(const std::string& name) {
+  std::string path = "/tmp/kopt_loop_" + name + "_" + std::to_string(getpid()) + ".db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
+}
+
+std::vector<WeightedProposer> mutator_only() {
+  std::vector<WeightedProposer> p;
+  p.push_back({std::make_unique<ParameterMutator>(), 1.0});
+  return p;
+}
+
+double seed_default_time(const std::string& seed_name, const Shape& shape) {
+  test::FakeEvaluator f;
+  EvalRequest r;
+  r.source = find_seed(seed_name)->source;
+  r.shape = shape;
+  return f.evaluate(r).timing->median_us;
+}
+
+TEST(LoopTest, MutatorImprovesOnTheSeeds) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(temp_db("mutator"), &db).ok());
+  test::FakeEvaluator eval;
+  LoopOptions o;
+  o.budget = 40;
+  o.seed = 42;
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+  int64_t run_id = 0;
+  Shape shape{5120, 256, 64};
+  ASSERT_TRUE(loop.start(shape, "{}", &run_id).ok());
+  EXPECT_EQ(loop.stop_reason(), "budget");
+  EXPECT_EQ(eval.calls, 40);
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best(shape.name(), "Fake GPU", 1, &best).ok());
+  ASSERT_EQ(best.size(), 1u);
+  double best_seed = std::min({seed_default_time("naive", shape), seed_default_time("vec", shape),
+                               seed_default_time("splitk", shape)});
+  EXPECT_LT(*best[0].evaluation.median_us, best_seed);
+  EXPECT_EQ(best[0].candidate.proposer, "mutator");
+  std::vector<CandidateRecord> chain;
+  ASSERT_TRUE(db->lineage(best[0].candidate.id, &chain).ok());
+  EXPECT_GE(chain.size(), 2u);
+  EXPECT_EQ(chain.back().proposer, "seed");
+  RunRecord run;
+  ASSERT_TRUE(db->get_run(run_id, &run).ok());
+  EXPECT_EQ(run.status, "done");
+}
+
+TEST(LoopTest, SameSeedRepeatsTheRun) {
+  auto run_once = [](const std::string& name) {
+    std::unique_ptr<Database> db;
+    EXPECT_TRUE(Database::open(temp_db(name), &db).ok());
+    test::FakeEvaluator eval;
+    LoopOptions o;
+    o.budget = 15;
+    o.seed = 9;
+    OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+    int64_t id;
+    EXPECT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &id).ok());
+    std::vector<CandidateRecord> cs;
+    db->candidates_of_run(id, &cs);
+    std::string keys;
+    for (const auto& c : cs) keys += c.key + ",";
+    return keys;
+  };
+  EXPECT_EQ(run_once("repeat_a"), run_once("repeat_b"));
+}
+
+// The model path end to end: the real HTTP client against a loopback server
+// replaying a malformed answer, a truncated one, an HTTP error, a wrong
+// kernel, an edit that does not apply, and a correct, faster kernel.
+TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
+  std::string fast = find_seed("naive")->source;
+  fast.replace(fast.find("\"name\": \"naive\""), 15, "\"name\": \"fast\"");
+  fast += "\n// FAST_KERNEL\n";
+  std::string broken = find_seed("naive")->source + "\n// BROKEN_KERNEL\n";
+  test::ReplayServer server({
+      {200, test::chat_body("I would use more threads.")},
+      {200, test::chat_body("```hip\n/* kopt: {\"launches\": [", "length")},
+      {500, "internal error"},
+      {200, test::chat_body("```hip\n" + broken + "```")},
+      {200, test::chat_body("<<<<<<< SEARCH\nthis line is not there\n=======\nx\n>>>>>>> REPLACE\n")},
+      {200, test::chat_body("Faster, because X.\n```hip\n" + fast + "```\n")},
+  });
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(temp_db("model"), &db).ok());
+  test::FakeEvaluator eval;
+  HttpChatOptions co;
+  co.base_url = server.base_url();
+  co.model = "replay";
+  co.retries = 0;
+  co.timeout_s = 5;
+  std::vector<WeightedProposer> proposers;
+  proposers.push_back({std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co), 1.0, 2.0), 1.0});
+  LoopOptions o;
+  o.budget = 3 + 2;  // the seeds, the broken kernel, the fast one
+  o.batch = 2;
+  o.seed = 1;
+  OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
+  int64_t run_id;
+  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best("5120x256", "", 1, &best).ok());
+  ASSERT_FALSE(best.empty());
+  EXPECT_EQ(best[0].candidate.name, "llm-full");
+  EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 1.0);
+  EXPECT_EQ(best[0].candidate.model, "replay");
+  EXPECT_NE(best[0].candidate.prompt.find("5120x256"), std::string::npos);  // the prompt is kept
+  EXPECT_NE(best[0].candidate.answer.find("Faster"), std::string::npos);   // and the raw answer
+
+  std::vector<AttemptRecord> attempts;
+  ASSERT_TRUE(db->attempts(run_id, 20, &attempts).ok());
+  std::set<std::string> kinds;
+  for (const auto& a : attempts) kinds.insert(a.kind);
+  EXPECT_TRUE(kinds.count("malformed_answer"));
+  EXPECT_TRUE(kinds.count("model_error"));
+  std::vector<EvaluationRecord> failed;
+  ASSERT_TRUE(db->failed_evaluations(run_id, 20, &failed).ok());
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].verdict, "wrong_result");
+  EXPECT_EQ(failed[0].log, "fake log");
+  RunRecord run;
+  ASSERT_TRUE(db->get_run(run_id, &run).ok());
+  EXPECT_GT(run.tokens_used, 0);
+  EXPECT_GT(run.cost, 0);
+  // The prompt shows the failure of the broken kernel to the model.
+  bool saw_failure = false;
+  for (size_t i = 0; i < server.request_count(); ++i)
+    saw_failure = saw_failure || server.request(i).find("first wrong index 0") != std::string::npos;
+  EXPECT_TRUE(saw_failure);
+}
+
+// A run killed with SIGKILL loses nothing already recorded and resumes.
+TEST(LoopTest, KilledRunResumesWithoutLoss) {
+  const std::string path = temp_db("resume");
+  int64_t run_id = 0;
+  {
+    std::unique_ptr<Database> db;
+    ASSERT_TRUE(Database::open(path, &db).ok());
+  }
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::unique_ptr<Database> db;
+    if (!Database::open(path, &db).ok()) _exit(1);
+    test::FakeEvaluator eval;
+    eval.delay_ms = 20;
+    LoopOptions o;
+    o.budget = 40;
+    o.seed = 5;
+    OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+    int64_t id;
+    loop.start(Shape{5120, 256, 64}, "{}", &id);
+    _exit(0);
+  }
+  // Wait for a dozen evaluations, then kill it mid-run.
+  std::vector<CandidateRecord> before;
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(path, &db).ok());
+  for (int i = 0; i < 500; ++i) {
+    std::vector<RunRecord> runs;
+    db->list_runs(&runs);
+    if (!runs.empty()) {
+      run_id = runs[0].id;
+      db->candidates_of_run(run_id, &before);
+      if (before.size() >= 12) break;
+    }
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  ASSERT_GT(run_id, 0);
+  db->candidates_of_run(run_id, &before);
+  std::vector<EvaluationRecord> evals_before;
+  for (const auto& c : before) {
+    std::vector<EvaluationRecord> e;
+    db->evaluations_of(c.id, &e);
+    evals_before.insert(evals_before.end(), e.begin(), e.end());
+  }
+  ASSERT_LT(before.size(), 40u);
+
+  test::FakeEvaluator eval;
+  LoopOptions o;
+  o.budget = 40;
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+  ASSERT_TRUE(loop.resume(run_id).ok());
+  std::vector<CandidateRecord> after;
+  db->candidates_of_run(run_id, &after);
+  EXPECT_GE(after.size(), 40u);
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(after[i].id, before[i].id);
+    EXPECT_EQ(after[i].key, before[i].key);
+  }
+  for (const auto& e : evals_before) {
+    std::vector<EvaluationRecord> now;
+    db->evaluations_of(e.candidate_id, &now);
+    ASSERT_FALSE(now.empty());
+    EXPECT_EQ(now[0].id, e.id);
+    EXPECT_EQ(now[0].verdict, e.verdict);
+  }
+  // Every candidate ends with exactly one evaluation (the one in flight was redone).
+  for (const auto& c : after) {
+    std::vector<EvaluationRecord> now;
+    db->evaluations_of(c.id, &now);
+    EXPECT_EQ(now.size(), 1u) << "candidate " << c.id;
+  }
+  RunRecord run;
+  ASSERT_TRUE(db->get_run(run_id, &run).ok());
+  EXPECT_EQ(run.status, "done");
+}
+
+TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
+  class NoDevice : public test::FakeEvaluator {
+   public:
+    EvalResult evaluate(const EvalRequest& r) override {
+      EvalResult e;
+      e.shape = r.shape.name();
+      e.verdict = Verdict::kNoDevice;
+      e.message = "no GPU: test";
+      return e;
+    }
+  } eval;
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(temp_db("nodevice"), &db).ok());
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), LoopOptions{});
+  int64_t id;
+  Status s = loop.start(Shape{5120, 256, 64}, "{}", &id);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(loop.stop_reason().rfind("no device", 0), 0u);
+}
+
+}  // namespace
+}  // namespace kopt

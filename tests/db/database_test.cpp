@@ -1,0 +1,215 @@
+#include "db/database.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace kopt {
+namespace {
+
+std::string temp_db(const std::string& name) {
+  std::string path = "/tmp/kopt_test_" + name + "_" + std::to_string(getpid()) + ".db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
+}
+
+RunRecord make_run() {
+  RunRecord r;
+  r.shape = "5120x256";
+  r.config_json = "{}";
+  r.proposers = "mutator";
+  r.budget_candidates = 10;
+  r.status = "running";
+  r.seed = 7;
+  return r;
+}
+
+CandidateRecord make_candidate(int64_t run_id, const std::string& key) {
+  CandidateRecord c;
+  c.run_id = run_id;
+  c.key = key;
+  c.name = "vec";
+  c.source = "/* kopt: {} */ source " + key;
+  c.params_json = "{\"ROWS\":2}";
+  c.proposer = "mutator";
+  return c;
+}
+
+EvaluationRecord make_eval(const CandidateRecord& c, const std::string& verdict, std::optional<double> us) {
+  EvaluationRecord e;
+  e.candidate_id = c.id;
+  e.run_id = c.run_id;
+  e.candidate_key = c.key;
+  e.shape = "5120x256";
+  e.device = "NVIDIA H200";
+  e.verdict = verdict;
+  e.median_us = us;
+  e.details_json = "{}";
+  return e;
+}
+
+TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(temp_db("crud"), &db).ok());
+  RunRecord run = make_run();
+  ASSERT_TRUE(db->create_run(&run).ok());
+  EXPECT_GT(run.id, 0);
+  CandidateRecord a = make_candidate(run.id, "a"), b = make_candidate(run.id, "b"), c = make_candidate(run.id, "c");
+  ASSERT_TRUE(db->add_candidate(&a).ok());
+  b.parents = {a.id};
+  ASSERT_TRUE(db->add_candidate(&b).ok());
+  c.parents = {b.id, a.id};
+  ASSERT_TRUE(db->add_candidate(&c).ok());
+  EvaluationRecord ea = make_eval(a, "ok", 5.0), eb = make_eval(b, "ok", 3.0), ec = make_eval(c, "wrong_result", std::nullopt);
+  ec.message = "first wrong index 3";
+  ec.log = "compiler says hi";
+  for (auto* e : {&ea, &eb, &ec}) ASSERT_TRUE(db->add_evaluation(e).ok());
+
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best("5120x256", "", 5, &best).ok());
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].candidate.id, b.id);
+  EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 3.0);
+
+  std::optional<EvaluationRecord> found;
+  ASSERT_TRUE(db->find_evaluation("b", "5120x256", "NVIDIA H200", &found).ok());
+  ASSERT_TRUE(found.has_value());
+  ASSERT_TRUE(db->find_evaluation("b", "5120x256", "other GPU", &found).ok());
+  EXPECT_FALSE(found.has_value());
+
+  std::vector<EvaluationRecord> failed;
+  ASSERT_TRUE(db->failed_evaluations(run.id, 10, &failed).ok());
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].log, "compiler says hi");
+
+  std::vector<CandidateRecord> chain;
+  ASSERT_TRUE(db->lineage(c.id, &chain).ok());
+  ASSERT_EQ(chain.size(), 3u);
+  EXPECT_EQ(chain[2].id, a.id);
+  EXPECT_EQ(chain[0].parents, (std::vector<int64_t>{b.id, a.id}));
+
+  AttemptRecord at;
+  at.run_id = run.id;
+  at.proposer = "llm";
+  at.kind = "malformed_answer";
+  at.message = "no code block";
+  at.answer = "I think...";
+  ASSERT_TRUE(db->add_attempt(&at).ok());
+  std::vector<AttemptRecord> ats;
+  ASSERT_TRUE(db->attempts(run.id, 10, &ats).ok());
+  ASSERT_EQ(ats.size(), 1u);
+  EXPECT_EQ(ats[0].answer, "I think...");
+
+  CandidateRecord d = make_candidate(run.id, "d");
+  ASSERT_TRUE(db->add_candidate(&d).ok());
+  std::vector<CandidateRecord> pending;
+  ASSERT_TRUE(db->unevaluated_candidates(run.id, &pending).ok());
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].id, d.id);
+}
+
+TEST(DatabaseTest, RefusesNewerSchemaAndForeignFiles) {
+  std::string path = temp_db("newer");
+  {
+    sqlite3* raw;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+  }
+  std::unique_ptr<Database> db;
+  Status s = Database::open(path, &db);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("newer"), std::string::npos) << s.message();
+
+  std::string foreign = temp_db("foreign");
+  {
+    sqlite3* raw;
+    ASSERT_EQ(sqlite3_open(foreign.c_str(), &raw), SQLITE_OK);
+    sqlite3_exec(raw, "CREATE TABLE mine(x)", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+  }
+  EXPECT_FALSE(Database::open(foreign, &db).ok());
+
+  std::string garbage = temp_db("garbage");
+  FILE* f = std::fopen(garbage.c_str(), "w");
+  std::fputs("this is not sqlite at all, not even close, really", f);
+  std::fclose(f);
+  EXPECT_FALSE(Database::open(garbage, &db).ok());
+}
+
+TEST(DatabaseTest, ReopensAtTheCurrentVersion) {
+  std::string path = temp_db("reopen");
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(path, &db).ok());
+  RunRecord run = make_run();
+  ASSERT_TRUE(db->create_run(&run).ok());
+  db.reset();
+  ASSERT_TRUE(Database::open(path, &db).ok());
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(db->list_runs(&runs).ok());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].seed, 7u);
+}
+
+// A writer killed with SIGKILL mid-stream: every committed record survives and
+// the file opens cleanly.
+TEST(DatabaseTest, SurvivesSigkillOfTheWriter) {
+  std::string path = temp_db("kill");
+  int64_t run_id;
+  {
+    std::unique_ptr<Database> db;
+    ASSERT_TRUE(Database::open(path, &db).ok());
+    RunRecord run = make_run();
+    ASSERT_TRUE(db->create_run(&run).ok());
+    run_id = run.id;
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::unique_ptr<Database> db;
+    if (!Database::open(path, &db).ok()) _exit(1);
+    for (int i = 0;; ++i) {
+      CandidateRecord c = make_candidate(run_id, "k" + std::to_string(i));
+      if (!db->add_candidate(&c).ok()) _exit(2);
+      EvaluationRecord e = make_eval(c, "ok", 1.0 + i);
+      if (!db->add_evaluation(&e).ok()) _exit(3);
+      if (i == 50) {
+        char byte = 1;
+        if (write(ready[1], &byte, 1) != 1) _exit(4);
+      }
+    }
+  }
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  usleep(20000);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(path, &db).ok());
+  std::vector<CandidateRecord> cs;
+  ASSERT_TRUE(db->candidates_of_run(run_id, &cs).ok());
+  EXPECT_GT(cs.size(), 50u);
+  std::vector<CandidateRecord> pending;
+  ASSERT_TRUE(db->unevaluated_candidates(run_id, &pending).ok());
+  EXPECT_LE(pending.size(), 1u);  // at most the one in flight
+  sqlite3* raw;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st;
+  sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+}  // namespace
+}  // namespace kopt
