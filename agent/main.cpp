@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agent/commands.h"
+#include "agent/export.h"
 #include "agent/run_command.h"
 
 namespace {
@@ -90,6 +91,15 @@ int main(int argc, char** argv) {
   db_cmd->add_option("--limit", dbc.limit, "rows per shape (best) or in all (failures)")->default_val(20);
   db_cmd->add_flag("--full", dbc.full, "show: the whole prompt, answer and log");
 
+  kopt::ExportCommand exp;
+  auto* export_cmd = app.add_subcommand("export", "Re-verify each shape's best kernel and write the library sources");
+  export_cmd->add_option("--db", exp.db_path, "database file")->default_val("kopt.db");
+  export_cmd->add_option("--suite", exp.suite, "named shape suite: contest");
+  export_cmd->add_option("--shape", exp.shapes, "KxN; repeatable");
+  export_cmd->add_option("--group", exp.group, "group size G")->default_val(64);
+  export_cmd->add_option("--out", exp.out_dir, "output folder (e.g. kernels/generated)")->required();
+  export_cmd->add_flag("--fallbacks-only", exp.fallbacks_only, "write only the generic fallback kernels");
+
   std::vector<std::string> amd_files;
   auto* amd_cmd = app.add_subcommand("check-amd", "Compile candidate files for gfx906 and report resources");
   amd_cmd->add_option("files", amd_files, "candidate HIP sources")->required();
@@ -127,5 +137,6 @@ int main(int argc, char** argv) {
     return kopt::run_optimize(run);
   }
   if (*db_cmd) return kopt::run_db(dbc);
+  if (*export_cmd) return kopt::run_export(exp);
   return kopt::run_doctor();
 }

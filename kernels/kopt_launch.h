@@ -1,0 +1,52 @@
+// Shared by the generated kernel sources and the library: the GPU runtime
+// (HIP on AMD; the CUDA runtime under HIP names on NVIDIA, as ggml's vendor
+// header does in the other direction) and the dispatch-table entry type.
+#pragma once
+
+#if defined(__HIP_PLATFORM_AMD__)
+#include <hip/hip_runtime.h>
+#else
+#include <cuda_runtime.h>
+#define hipError_t cudaError_t
+#define hipSuccess cudaSuccess
+#define hipStream_t cudaStream_t
+#define hipGetLastError cudaGetLastError
+#define hipGetErrorString cudaGetErrorString
+#define hipMalloc cudaMalloc
+#define hipFree cudaFree
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define hipMemsetAsync cudaMemsetAsync
+#define hipStreamSynchronize cudaStreamSynchronize
+#define hipGetDevice cudaGetDevice
+#define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#endif
+
+// The shape and device a contract's expressions see.
+struct KoptShapeArgs {
+  long long K, N, G;
+  long long warp, sms;
+};
+
+// The contract's helper functions, on the host.
+inline long long kopt_cdiv(long long a, long long b) { return (a + b - 1) / b; }
+inline long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b) * b; }
+inline long long kopt_min(long long a, long long b) { return a < b ? a : b; }
+inline long long kopt_max(long long a, long long b) { return a > b ? a : b; }
+
+#define KOPT_CONTRACT_VARIABLES(a)                                                      \
+  const long long K = (a).K, N = (a).N, G = (a).G, WARP = (a).warp, SMS = (a).sms; \
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS
+
+struct KoptKernelEntry {
+  long long K, N, G;  // the tuned shape; 0 for a generic fallback
+  const char* description;
+  bool (*supported)(const KoptShapeArgs&);
+  long long (*packed_bytes)(const KoptShapeArgs&);
+  long long (*workspace_bytes)(const KoptShapeArgs&);
+  hipError_t (*relayout)(const KoptShapeArgs&, const unsigned char* canonical, unsigned char* packed, hipStream_t);
+  hipError_t (*gemv)(const KoptShapeArgs&, const __half* x, const unsigned char* w, float* y, float* ws, hipStream_t);
+  bool has_relayout;
+};
