@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install dependencies, build, report the
-# machine, then benchmark every seed kernel on the 14 contest shapes. Without
-# a GPU it stops after the checks that need none (the gfx906 compile of the
-# seeds), saying so.
+# The main job on a fresh machine: install dependencies (as root), build,
+# report the machine, then run one optimisation (`kopt run`, built-in
+# mutator, offline) and show the best kernel found. Without a GPU it stops
+# after the checks that need none (the gfx906 compile of the seeds).
+# Usage: scripts/run.sh [SHAPE] [BUDGET]     (default: 5120x256, 60 candidates)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+shape=${1:-5120x256}
+budget=${2:-60}
 [ "$(id -u)" = 0 ] && scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
@@ -14,4 +17,5 @@ if [ "$status" = 3 ]; then
   echo "no GPU here: checking the seeds for gfx906 only"
   exec build/kopt check-amd seeds/*.hip
 fi
-exec build/kopt bench --suite contest "$@"
+build/kopt run --shape "$shape" --budget "$budget" --db kopt.db
+build/kopt db best --db kopt.db --shape "$shape"
