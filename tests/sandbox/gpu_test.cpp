@@ -2,6 +2,8 @@
 // Skipped, with the reason, where no GPU is found (CI, the development machine).
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "sandbox/sandbox.h"
 #include "seeds/seeds.h"
 #include "tests/test_paths.h"
@@ -16,9 +18,10 @@ class GpuTest : public ::testing::Test {
     if (!test::gpu_available(&why)) GTEST_SKIP() << "GPU tests skipped: " << why;
   }
   static EvalResult run(const std::string& source, const Shape& shape, bool time = false,
-                        std::map<std::string, int64_t> params = {}) {
+                        std::map<std::string, int64_t> params = {}, double compile_s = 60) {
     SandboxOptions o;
     o.limits.run_s = 10;
+    o.limits.compile_s = compile_s;
     o.amd_check = false;
     Sandbox sandbox(o);
     EvalRequest r;
@@ -112,6 +115,38 @@ TEST_F(GpuTest, RejectsConstantOutput) {
 TEST_F(GpuTest, RejectsInputMutation) {
   EvalResult r = run(adversarial("mutates_input"), Shape{512, 1024, 64});
   EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
+}
+
+TEST_F(GpuTest, RejectsStaleOutputFromAnEarlierCall) {
+  EvalResult r = run(adversarial("stale_output"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
+}
+
+// Verification alone cannot see this one (x never changes at a pointer within
+// a run); regenerating x between timing batches, and checking the timed
+// runs' outputs, does.
+TEST_F(GpuTest, CatchesResultsCachedByPointerInTheTimedRuns) {
+  EvalResult r = run(adversarial("cache_by_pointer"), Shape{4096, 4096, 64}, /*time=*/true);
+  EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
+  EXPECT_EQ(r.dataset, "timed run") << r.message;
+}
+
+TEST_F(GpuTest, TrapsAndIllegalReadsAreLaunchErrors) {
+  EXPECT_EQ(run(adversarial("traps"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
+  EXPECT_EQ(run(adversarial("reads_out_of_bounds"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
+}
+
+TEST_F(GpuTest, PrintfFloodIsCappedAndRejected) {
+  EvalResult r = run(adversarial("printf_flood"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
+  EXPECT_LE(r.log.size(), WorkerLimits().output_cap + 16384 + 64);
+}
+
+TEST_F(GpuTest, CompileBombEndsWithinTheCompileLimit) {
+  auto start = std::chrono::steady_clock::now();
+  EvalResult r = run(adversarial("compile_bomb"), Shape{512, 1024, 64}, false, {}, /*compile_s=*/10);
+  EXPECT_TRUE(r.verdict == Verdict::kTimeout || r.verdict == Verdict::kCompileError) << verdict_name(r.verdict) << ": " << r.message;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 40.0);
 }
 
 TEST_F(GpuTest, UnsupportedShapeIsNotAFailure) {
