@@ -17,6 +17,7 @@ enum ExitCode : int {
   kExitUsage = 2,      // bad arguments or input files
   kExitNoDevice = 3,   // a GPU was needed and there is none
   kExitInternal = 4,
+  kExitProposers = 5,  // a run stopped early: its proposers kept failing (e.g. model endpoint unreachable)
 };
 
 struct EvalCommand {

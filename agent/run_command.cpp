@@ -136,11 +136,18 @@ int run_optimize(const RunCommand& cmd) {
   db->get_run(run_id, &run);
   db->best(run.shape, device.name, 1, &best);
   fmt::print("run {} ({}) finished: {}\n", run_id, run.shape, loop.stop_reason());
+  const bool proposers_failed = loop.stop_reason().rfind("proposers produced nothing", 0) == 0;
+  if (proposers_failed) {
+    std::vector<AttemptRecord> last;
+    db->attempts(run_id, 1, &last);
+    fmt::print(stderr, "kopt run: the proposers kept failing; last: {}\n",
+               last.empty() ? std::string("?") : last[0].kind + ": " + last[0].message);
+  }
   if (!best.empty())
     fmt::print("best: candidate {} ({} {}) {:.2f} us, {:.0f} GB/s, {:.1f}% of read bandwidth\n", best[0].candidate.id,
                best[0].candidate.name, best[0].candidate.params_json, *best[0].evaluation.median_us,
                best[0].evaluation.gbps, 100 * best[0].evaluation.fraction_of_read_bw);
-  return kExitOk;
+  return proposers_failed ? kExitProposers : kExitOk;
 }
 
 namespace {

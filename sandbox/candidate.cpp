@@ -167,7 +167,8 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
   c.source = source;
   KOPT_RETURN_IF_ERROR(parse_spec(j, &c.spec));
   for (const auto& p : c.spec.params) c.params[p.name] = p.default_value;
-  for (const auto& [name, value] : overrides) {
+  for (const auto& [override_name, value] : overrides) {
+    const std::string& name = override_name;  // a lambda may not capture a structured binding (C++17)
     auto it = std::find_if(c.spec.params.begin(), c.spec.params.end(),
                            [&](const TunableParam& p) { return p.name == name; });
     if (it == c.spec.params.end()) return Status::error("parameter " + name + " is not declared");

@@ -5,13 +5,33 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 
 namespace kopt {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::string> default_worker_command() { return {executable_dir() + "/kopt-worker"}; }
+std::vector<std::string> default_worker_command() {
+  // KOPT_WORKER overrides the worker command (words split on spaces), e.g. to
+  // start it under a wrapper or on another host: "ssh gpu7 /opt/kopt/kopt-worker".
+  const char* env = std::getenv("KOPT_WORKER");
+  if (env && *env) {
+    std::vector<std::string> words;
+    std::string word;
+    for (const char* p = env;; ++p) {
+      if (*p == ' ' || *p == '\0') {
+        if (!word.empty()) words.push_back(word);
+        word.clear();
+        if (*p == '\0') break;
+      } else {
+        word += *p;
+      }
+    }
+    if (!words.empty()) return words;
+  }
+  return {executable_dir() + "/kopt-worker"};
+}
 
 WorkerClient::WorkerClient(std::vector<std::string> command, WorkerLimits limits)
     : command_(std::move(command)), limits_(limits) {

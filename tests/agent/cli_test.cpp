@@ -1,0 +1,140 @@
+// Bad input to the command line, the config and the database: one clear line
+// and a documented exit code, and nothing recorded lost. Runs the real kopt
+// binary; a fake worker (KOPT_WORKER) stands in for the GPU where one is needed.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "agent/commands.h"
+#include "sandbox/subprocess.h"
+#include "tests/test_paths.h"
+
+namespace kopt {
+namespace {
+
+struct Outcome {
+  int code;
+  std::string output;
+};
+
+Outcome kopt_cli(const std::vector<std::string>& args, const std::string& env = "") {
+  std::string cmd = env + " " + executable_dir() + "/kopt";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  ProcessResult r;
+  Status s = run_process({"/bin/sh", "-c", cmd}, 120, 1 << 20, &r);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return {r.exit_code, r.output};
+}
+
+std::string temp_path(const std::string& name) {
+  std::string p = "/tmp/kopt_cli_" + name + "_" + std::to_string(getpid());
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
+  return p;
+}
+
+// A worker that claims a GPU and answers every evaluation "ok, 5 us".
+std::string fake_worker() {
+  std::string path = temp_path("worker.sh");
+  std::ofstream(path) << R"(#!/bin/sh
+while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"Fake GPU\",\"read_bandwidth_gbps\":1000}}" >&3 ;;
+    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"Fake GPU\"},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1}}}" >&3 ;;
+  esac
+done
+)";
+  chmod(path.c_str(), 0755);
+  return "KOPT_WORKER=" + path;
+}
+
+TEST(CliTest, MalformedShapesAreUsageErrors) {
+  const std::string seed = test::source_dir() + "/seeds/naive.hip";
+  for (const char* shape : {"100x100", "0x256", "abc", "99999999x2", "5120x", "5120x256/g48"}) {
+    Outcome o = kopt_cli({"eval", seed, "--shape", shape});
+    EXPECT_EQ(o.code, kExitUsage) << shape << ": " << o.output;
+    EXPECT_NE(o.output.find("kopt eval:"), std::string::npos) << o.output;
+  }
+  Outcome o = kopt_cli({"eval", "/nonexistent.hip", "--shape", "64x8"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("cannot read"), std::string::npos);
+  EXPECT_EQ(kopt_cli({"bench", "--suite", "everything"}).code, kExitUsage);
+  EXPECT_EQ(kopt_cli({"frobnicate"}).code, kExitUsage);
+}
+
+TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
+  std::string why;
+  if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";
+  Outcome o = kopt_cli({"run", "--shape", "5120x256", "--db", temp_path("nogpu.db")});
+  EXPECT_EQ(o.code, kExitNoDevice) << o.output;
+  EXPECT_NE(o.output.find("no GPU"), std::string::npos);
+  EXPECT_EQ(kopt_cli({"bench", "--shape", "5120x256"}).code, kExitNoDevice);
+  EXPECT_EQ(kopt_cli({"doctor"}).code, kExitNoDevice);
+}
+
+TEST(CliTest, BadDatabasesAreRefused) {
+  Outcome o = kopt_cli({"db", "runs", "--db", "/nonexistent/kopt.db"});
+  EXPECT_EQ(o.code, kExitUsage);
+  std::string newer = temp_path("newer.db");
+  sqlite3* raw;
+  ASSERT_EQ(sqlite3_open(newer.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(raw, "PRAGMA user_version=42", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  o = kopt_cli({"db", "runs", "--db", newer});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("newer"), std::string::npos) << o.output;
+  std::string garbage = temp_path("garbage.db");
+  std::ofstream(garbage) << std::string(4096, 'x');
+  EXPECT_EQ(kopt_cli({"db", "list", "--db", garbage}).code, kExitUsage);
+  o = kopt_cli({"run", "--shape", "5120x256", "--db", "/nonexistent/dir/kopt.db"}, fake_worker());
+  EXPECT_EQ(o.code, kExitUsage) << o.output;
+}
+
+TEST(CliTest, CorruptConfigIsAUsageError) {
+  std::string cfg = temp_path("bad.toml");
+  std::ofstream(cfg) << "[run\nbudget = ";
+  Outcome o = kopt_cli({"run", "--shape", "5120x256", "--config", cfg});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("line 1"), std::string::npos) << o.output;
+  o = kopt_cli({"run", "--shape", "5120x256", "--model", "nobody"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("no model named"), std::string::npos);
+}
+
+// With a (fake) GPU: a run, the browser over it, and an unreachable model.
+TEST(CliTest, RunBrowseAndAnUnreachableModel) {
+  const std::string db = temp_path("run.db"), env = fake_worker();
+  Outcome o = kopt_cli({"run", "--shape", "5120x256", "--budget", "12", "--db", db, "--seed", "3"}, env);
+  ASSERT_EQ(o.code, kExitOk) << o.output;
+  EXPECT_NE(o.output.find("finished: budget"), std::string::npos) << o.output;
+  o = kopt_cli({"db", "runs", "--db", db});
+  EXPECT_EQ(o.code, kExitOk);
+  EXPECT_NE(o.output.find("5120x256"), std::string::npos);
+  EXPECT_EQ(kopt_cli({"db", "best", "--db", db}).code, kExitOk);
+  EXPECT_EQ(kopt_cli({"db", "list", "--db", db}).code, kExitOk);
+  EXPECT_EQ(kopt_cli({"db", "show", "1", "--db", db}).code, kExitOk);
+  EXPECT_EQ(kopt_cli({"db", "lineage", "5", "--db", db}).code, kExitOk);
+  o = kopt_cli({"db", "diff", "1", "2", "--db", db});
+  EXPECT_EQ(o.code, kExitOk);
+  EXPECT_NE(o.output.find("@@"), std::string::npos);
+  EXPECT_EQ(kopt_cli({"db", "show", "99999", "--db", db}).code, kExitUsage);
+
+  const std::string cfg = temp_path("down.toml");
+  std::ofstream(cfg) << "[run]\nbatch = 2\n[[models]]\nname = \"down\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
+                        "retries = 1\ntimeout_s = 5\n";
+  o = kopt_cli({"run", "--shape", "5120x256", "--budget", "30", "--db", db, "--model", "down", "--no-mutator",
+                "--config", cfg},
+               env);
+  EXPECT_EQ(o.code, kExitProposers) << o.output;
+  EXPECT_NE(o.output.find("model_error"), std::string::npos) << o.output;
+  o = kopt_cli({"db", "failures", "--db", db, "--run", "2"});
+  EXPECT_NE(o.output.find("model_error"), std::string::npos);
+  // The first run is intact.
+  o = kopt_cli({"db", "list", "--db", db, "--run", "1"});
+  EXPECT_NE(o.output.find("ok 5.00 us"), std::string::npos) << o.output;
+}
+
+}  // namespace
+}  // namespace kopt

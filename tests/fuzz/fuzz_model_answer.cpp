@@ -1,0 +1,14 @@
+// libFuzzer: the model-answer parser must never crash, hang or accept an
+// answer without returning a source.
+#include <string>
+
+#include "agent/answer_parser.h"
+#include "seeds/seeds.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
+  static const std::string parent = kopt::find_seed("vec")->source;
+  std::string answer(reinterpret_cast<const char*>(data), size), source, kind;
+  kopt::Status s = kopt::parse_model_answer(answer, parent, &source, &kind);
+  if (s.ok() && (source.empty() || (kind != "full" && kind != "edits"))) __builtin_trap();
+  return 0;
+}
