@@ -1,5 +1,8 @@
 #include "tests/test_paths.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,6 +22,12 @@ std::string read_source_file(const std::string& relative_path) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+std::string temp_path(const std::string& name) {
+  std::string path = "/tmp/kopt_test_" + std::to_string(getpid()) + "_" + name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
 }
 
 bool gpu_available(std::string* why) {

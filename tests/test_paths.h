@@ -8,6 +8,9 @@ namespace kopt::test {
 
 std::string source_dir();
 std::string read_source_file(const std::string& relative_path);
+// A fresh path under /tmp unique to this process (and, for SQLite, its
+// -wal and -shm companions removed).
+std::string temp_path(const std::string& name);
 // The GPU tests run only where a worker reports a device; the reason otherwise.
 bool gpu_available(std::string* why);
 

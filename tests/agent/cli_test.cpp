@@ -28,15 +28,9 @@ Outcome kopt_cli(const std::vector<std::string>& args, const std::string& env = 
   return {r.exit_code, r.output};
 }
 
-std::string temp_path(const std::string& name) {
-  std::string p = "/tmp/kopt_cli_" + name + "_" + std::to_string(getpid());
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
-  return p;
-}
-
 // A worker that claims a GPU and answers every evaluation "ok, 5 us".
 std::string fake_worker() {
-  std::string path = temp_path("worker.sh");
+  std::string path = test::temp_path("worker.sh");
   std::ofstream(path) << R"(#!/bin/sh
 while read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
@@ -67,7 +61,7 @@ TEST(CliTest, MalformedShapesAreUsageErrors) {
 TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
   std::string why;
   if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";
-  Outcome o = kopt_cli({"run", "--shape", "5120x256", "--db", temp_path("nogpu.db")});
+  Outcome o = kopt_cli({"run", "--shape", "5120x256", "--db", test::temp_path("nogpu.db")});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
   EXPECT_NE(o.output.find("no GPU"), std::string::npos);
   EXPECT_EQ(kopt_cli({"bench", "--shape", "5120x256"}).code, kExitNoDevice);
@@ -77,7 +71,7 @@ TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
 TEST(CliTest, BadDatabasesAreRefused) {
   Outcome o = kopt_cli({"db", "runs", "--db", "/nonexistent/kopt.db"});
   EXPECT_EQ(o.code, kExitUsage);
-  std::string newer = temp_path("newer.db");
+  std::string newer = test::temp_path("newer.db");
   sqlite3* raw;
   ASSERT_EQ(sqlite3_open(newer.c_str(), &raw), SQLITE_OK);
   sqlite3_exec(raw, "PRAGMA user_version=42", nullptr, nullptr, nullptr);
@@ -85,7 +79,7 @@ TEST(CliTest, BadDatabasesAreRefused) {
   o = kopt_cli({"db", "runs", "--db", newer});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("newer"), std::string::npos) << o.output;
-  std::string garbage = temp_path("garbage.db");
+  std::string garbage = test::temp_path("garbage.db");
   std::ofstream(garbage) << std::string(4096, 'x');
   EXPECT_EQ(kopt_cli({"db", "list", "--db", garbage}).code, kExitUsage);
   o = kopt_cli({"run", "--shape", "5120x256", "--db", "/nonexistent/dir/kopt.db"}, fake_worker());
@@ -93,7 +87,7 @@ TEST(CliTest, BadDatabasesAreRefused) {
 }
 
 TEST(CliTest, CorruptConfigIsAUsageError) {
-  std::string cfg = temp_path("bad.toml");
+  std::string cfg = test::temp_path("bad.toml");
   std::ofstream(cfg) << "[run\nbudget = ";
   Outcome o = kopt_cli({"run", "--shape", "5120x256", "--config", cfg});
   EXPECT_EQ(o.code, kExitUsage);
@@ -105,7 +99,7 @@ TEST(CliTest, CorruptConfigIsAUsageError) {
 
 // With a (fake) GPU: a run, the browser over it, and an unreachable model.
 TEST(CliTest, RunBrowseAndAnUnreachableModel) {
-  const std::string db = temp_path("run.db"), env = fake_worker();
+  const std::string db = test::temp_path("run.db"), env = fake_worker();
   Outcome o = kopt_cli({"run", "--shape", "5120x256", "--budget", "12", "--db", db, "--seed", "3"}, env);
   ASSERT_EQ(o.code, kExitOk) << o.output;
   EXPECT_NE(o.output.find("finished: budget"), std::string::npos) << o.output;
@@ -121,7 +115,7 @@ TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   EXPECT_NE(o.output.find("@@"), std::string::npos);
   EXPECT_EQ(kopt_cli({"db", "show", "99999", "--db", db}).code, kExitUsage);
 
-  const std::string cfg = temp_path("down.toml");
+  const std::string cfg = test::temp_path("down.toml");
   std::ofstream(cfg) << "[run]\nbatch = 2\n[[models]]\nname = \"down\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
                         "retries = 1\ntimeout_s = 5\n";
   o = kopt_cli({"run", "--shape", "5120x256", "--budget", "30", "--db", db, "--model", "down", "--no-mutator",

@@ -1,6 +1,8 @@
 #include "agent/loop.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/test_paths.h"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,12 +13,6 @@
 
 namespace kopt {
 namespace {
-
-std::string temp_db(const std::string& name) {
-  std::string path = "/tmp/kopt_loop_" + name + "_" + std::to_string(getpid()) + ".db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  return path;
-}
 
 std::vector<WeightedProposer> mutator_only() {
   std::vector<WeightedProposer> p;
@@ -34,7 +30,7 @@ double seed_default_time(const std::string& seed_name, const Shape& shape) {
 
 TEST(LoopTest, MutatorImprovesOnTheSeeds) {
   std::unique_ptr<Database> db;
-  ASSERT_TRUE(Database::open(temp_db("mutator"), &db).ok());
+  ASSERT_TRUE(Database::open(test::temp_path("mutator"), &db).ok());
   test::FakeEvaluator eval;
   LoopOptions o;
   o.budget = 40;
@@ -64,7 +60,7 @@ TEST(LoopTest, MutatorImprovesOnTheSeeds) {
 TEST(LoopTest, SameSeedRepeatsTheRun) {
   auto run_once = [](const std::string& name) {
     std::unique_ptr<Database> db;
-    EXPECT_TRUE(Database::open(temp_db(name), &db).ok());
+    EXPECT_TRUE(Database::open(test::temp_path(name), &db).ok());
     test::FakeEvaluator eval;
     LoopOptions o;
     o.budget = 15;
@@ -98,7 +94,7 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
       {200, test::chat_body("Faster, because X.\n```hip\n" + fast + "```\n")},
   });
   std::unique_ptr<Database> db;
-  ASSERT_TRUE(Database::open(temp_db("model"), &db).ok());
+  ASSERT_TRUE(Database::open(test::temp_path("model"), &db).ok());
   test::FakeEvaluator eval;
   HttpChatOptions co;
   co.base_url = server.base_url();
@@ -147,7 +143,7 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
 
 // A run killed with SIGKILL loses nothing already recorded and resumes.
 TEST(LoopTest, KilledRunResumesWithoutLoss) {
-  const std::string path = temp_db("resume");
+  const std::string path = test::temp_path("resume");
   int64_t run_id = 0;
   {
     std::unique_ptr<Database> db;
@@ -238,7 +234,7 @@ TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
     }
   } eval;
   std::unique_ptr<Database> db;
-  ASSERT_TRUE(Database::open(temp_db("nodevice"), &db).ok());
+  ASSERT_TRUE(Database::open(test::temp_path("nodevice"), &db).ok());
   OptimizationLoop loop(db.get(), &eval, mutator_only(), LoopOptions{});
   int64_t id;
   Status s = loop.start(Shape{5120, 256, 64}, "{}", &id);

@@ -1,6 +1,8 @@
 #include "db/database.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/test_paths.h"
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -10,12 +12,6 @@
 
 namespace kopt {
 namespace {
-
-std::string temp_db(const std::string& name) {
-  std::string path = "/tmp/kopt_test_" + name + "_" + std::to_string(getpid()) + ".db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  return path;
-}
 
 RunRecord make_run() {
   RunRecord r;
@@ -54,7 +50,7 @@ EvaluationRecord make_eval(const CandidateRecord& c, const std::string& verdict,
 
 TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   std::unique_ptr<Database> db;
-  ASSERT_TRUE(Database::open(temp_db("crud"), &db).ok());
+  ASSERT_TRUE(Database::open(test::temp_path("crud"), &db).ok());
   RunRecord run = make_run();
   ASSERT_TRUE(db->create_run(&run).ok());
   EXPECT_GT(run.id, 0);
@@ -113,7 +109,7 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
 }
 
 TEST(DatabaseTest, RefusesNewerSchemaAndForeignFiles) {
-  std::string path = temp_db("newer");
+  std::string path = test::temp_path("newer");
   {
     sqlite3* raw;
     ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
@@ -125,7 +121,7 @@ TEST(DatabaseTest, RefusesNewerSchemaAndForeignFiles) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("newer"), std::string::npos) << s.message();
 
-  std::string foreign = temp_db("foreign");
+  std::string foreign = test::temp_path("foreign");
   {
     sqlite3* raw;
     ASSERT_EQ(sqlite3_open(foreign.c_str(), &raw), SQLITE_OK);
@@ -134,7 +130,7 @@ TEST(DatabaseTest, RefusesNewerSchemaAndForeignFiles) {
   }
   EXPECT_FALSE(Database::open(foreign, &db).ok());
 
-  std::string garbage = temp_db("garbage");
+  std::string garbage = test::temp_path("garbage");
   FILE* f = std::fopen(garbage.c_str(), "w");
   std::fputs("this is not sqlite at all, not even close, really", f);
   std::fclose(f);
@@ -142,7 +138,7 @@ TEST(DatabaseTest, RefusesNewerSchemaAndForeignFiles) {
 }
 
 TEST(DatabaseTest, ReopensAtTheCurrentVersion) {
-  std::string path = temp_db("reopen");
+  std::string path = test::temp_path("reopen");
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(path, &db).ok());
   RunRecord run = make_run();
@@ -158,7 +154,7 @@ TEST(DatabaseTest, ReopensAtTheCurrentVersion) {
 // A writer killed with SIGKILL mid-stream: every committed record survives and
 // the file opens cleanly.
 TEST(DatabaseTest, SurvivesSigkillOfTheWriter) {
-  std::string path = temp_db("kill");
+  std::string path = test::temp_path("kill");
   int64_t run_id;
   {
     std::unique_ptr<Database> db;
