@@ -542,7 +542,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   // times the L2, launch many calls per measurement from a captured graph.
   enter("time setup");
   const double bw = read_bandwidth_gbps();
-  const size_t per_copy = w_bytes + x_bytes + y_bytes;
+  const size_t per_copy = w_bytes + x_bytes + y_bytes + ws_bytes;
   const size_t target = static_cast<size_t>(req.working_set_l2_multiple * static_cast<double>(device_.l2_bytes));
   size_t copies = std::clamp<size_t>((target + per_copy - 1) / per_copy, 2, 4096);
   size_t free_bytes = 0, total_bytes = 0;
@@ -551,18 +551,23 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     ev.fail(Verdict::kInternalError, "not enough device memory to rotate " + std::to_string(copies) + " weight copies");
     return result;
   }
-  std::vector<std::unique_ptr<GuardedBuffer>> wc(copies), xc(copies), yc(copies);
+  // Every copy has its own weights, x, y and workspace, as every layer of a
+  // model has its own: nothing a call touches is left warm by the call before.
+  std::vector<std::unique_ptr<GuardedBuffer>> wc(copies), xc(copies), yc(copies), wsc(copies);
   // Copies whose outputs are checked after every batch: first, middle, last.
   std::map<size_t, size_t> checked;  // copy index -> position in checked_data
   for (size_t i : {size_t{0}, copies / 2, copies - 1}) checked.emplace(i, checked.size());
   std::vector<ProblemData> checked_data(checked.size());
   for (size_t i = 0; i < copies; ++i) {
     wc[i] = std::make_unique<GuardedBuffer>();
+    wsc[i] = std::make_unique<GuardedBuffer>();
     xc[i] = std::make_unique<GuardedBuffer>();
     yc[i] = std::make_unique<GuardedBuffer>();
     s = wc[i]->allocate(w_bytes);
     if (s.ok()) s = xc[i]->allocate(x_bytes);
     if (s.ok()) s = yc[i]->allocate(y_bytes);
+    if (s.ok()) s = wsc[i]->allocate(ws_bytes);
+    if (s.ok()) s = wsc[i]->fill(0, ev.stream);
     if (!s.ok()) return ev.gpu_fail(s, "timing allocation"), result;
     ProblemData data = generate_problem(shape, Dataset::kRandom, req.seed * 7919ull + 1000 + i);
     s = has_relayout ? canonical.upload(data.blob.data(), data.blob.size())
@@ -572,7 +577,6 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     auto c = checked.find(i);
     if (c != checked.end()) checked_data[c->second] = std::move(data);
   }
-  if (!(s = ws.fill(0, ev.stream)).ok()) return ev.gpu_fail(s, "workspace"), result;
 
   const size_t calls = copies * std::max<size_t>(1, (64 + copies - 1) / copies);
   Timing timing;
@@ -588,7 +592,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     Status cs;
     for (size_t c = 0; c < calls && cs.ok(); ++c) {
       size_t i = c % copies;
-      cs = ev.launch_call(xc[i]->ptr(), wc[i]->ptr(), yc[i]->ptr(), ws.ptr());
+      cs = ev.launch_call(xc[i]->ptr(), wc[i]->ptr(), yc[i]->ptr(), wsc[i]->ptr());
     }
     graph_ok = hipStreamEndCapture(ev.stream, &graph) == hipSuccess && cs.ok() &&
                hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0) == hipSuccess;
@@ -601,7 +605,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     }
     for (size_t c = 0; c < calls; ++c) {
       size_t i = c % copies;
-      KOPT_RETURN_IF_ERROR(ev.launch_call(xc[i]->ptr(), wc[i]->ptr(), yc[i]->ptr(), ws.ptr()));
+      KOPT_RETURN_IF_ERROR(ev.launch_call(xc[i]->ptr(), wc[i]->ptr(), yc[i]->ptr(), wsc[i]->ptr()));
     }
     return Status();
   };
