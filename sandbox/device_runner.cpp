@@ -45,7 +45,8 @@ class GuardedBuffer {
   void* ptr() const { return user(); }
   size_t size() const { return bytes_; }
   Status upload(const void* data, size_t bytes) {
-    KOPT_GPU_CHECK(hipMemcpyHtoD(user(), data, bytes));
+    // HIP declares the source non-const; it is only read.
+    KOPT_GPU_CHECK(hipMemcpyHtoD(user(), const_cast<void*>(data), bytes));
     return Status();
   }
   Status download(void* data, size_t bytes) const {
@@ -180,8 +181,9 @@ std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
   d.total_memory = static_cast<int64_t>(prop.totalGlobalMem);
   d.max_shared_bytes = static_cast<int64_t>(prop.sharedMemPerBlock);
   d.max_threads_per_block = prop.maxThreadsPerBlock;
-  hipDriverGetVersion(&d.driver_version);
-  hipRuntimeGetVersion(&d.runtime_version);
+  // Informational: a failure leaves 0, recorded as such.
+  (void)hipDriverGetVersion(&d.driver_version);
+  (void)hipRuntimeGetVersion(&d.runtime_version);
   d.compiler = rtc_compiler_version();
 #if defined(KOPT_PLATFORM_NVIDIA)
   const std::string arch = std::to_string(prop.major) + std::to_string(prop.minor);
@@ -221,18 +223,18 @@ double DeviceRunner::read_bandwidth_gbps() {
     void* args[] = {&buf, &n16, &out};
     unsigned grid = static_cast<unsigned>(device_.multiprocessors) * 4, block = 512;
     Event start, stop;
-    hipEventCreate(&start.event);
-    hipEventCreate(&stop.event);
+    if (hipEventCreate(&start.event) != hipSuccess || hipEventCreate(&stop.event) != hipSuccess) continue;
     std::vector<double> samples;
     const int launches = 3;
     for (int rep = 0; rep < 12; ++rep) {
-      hipEventRecord(start.event, impl_->stream.stream);
-      for (int l = 0; l < launches; ++l)
-        hipModuleLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, impl_->stream.stream, args, nullptr);
-      hipEventRecord(stop.event, impl_->stream.stream);
-      if (hipEventSynchronize(stop.event) != hipSuccess) break;
+      bool ok = hipEventRecord(start.event, impl_->stream.stream) == hipSuccess;
+      for (int l = 0; l < launches && ok; ++l)
+        ok = hipModuleLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, impl_->stream.stream, args, nullptr) == hipSuccess;
+      ok = ok && hipEventRecord(stop.event, impl_->stream.stream) == hipSuccess;
       float ms = 0;
-      hipEventElapsedTime(&ms, start.event, stop.event);
+      if (!ok || hipEventSynchronize(stop.event) != hipSuccess ||
+          hipEventElapsedTime(&ms, start.event, stop.event) != hipSuccess)
+        break;
       if (rep >= 2 && ms > 0) samples.push_back(static_cast<double>(bytes) * launches / (ms * 1e-3) / 1e9);
     }
     best = std::max(best, median(samples));
@@ -396,9 +398,10 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     if (hipModuleGetFunction(f, ev.module.module, name.c_str()) != hipSuccess)
       return ev.fail(Verdict::kContractError, "kernel '" + name + "' not found in the compiled code");
     int regs = 0, local = 0, shared = 0;
-    hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
-    hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
-    hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
+    // Resources are recorded, not required: a failed query leaves 0.
+    (void)hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
+    (void)hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
+    (void)hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
     result.nvidia.checked = true;
     result.nvidia.registers = std::max(result.nvidia.registers, regs);
     result.nvidia.local_bytes = std::max(result.nvidia.local_bytes, local);
@@ -546,7 +549,8 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   const size_t target = static_cast<size_t>(req.working_set_l2_multiple * static_cast<double>(device_.l2_bytes));
   size_t copies = std::clamp<size_t>((target + per_copy - 1) / per_copy, 2, 4096);
   size_t free_bytes = 0, total_bytes = 0;
-  hipMemGetInfo(&free_bytes, &total_bytes);
+  if (hipError_t me = hipMemGetInfo(&free_bytes, &total_bytes); me != hipSuccess)
+    return ev.gpu_fail(GpuError{me, std::string("hipMemGetInfo: ") + hipGetErrorString(me)}, "timing setup"), result;
   if (copies * per_copy > free_bytes / 2) {
     ev.fail(Verdict::kInternalError, "not enough device memory to rotate " + std::to_string(copies) + " weight copies");
     return result;
@@ -619,8 +623,10 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   } graph_guard{graph, exec};
 
   Event start, stop;
-  hipEventCreate(&start.event);
-  hipEventCreate(&stop.event);
+  if (hipEventCreate(&start.event) != hipSuccess || hipEventCreate(&stop.event) != hipSuccess) {
+    ev.fail(Verdict::kInternalError, "cannot create timing events");
+    return result;
+  }
   std::vector<double> samples;
   for (int batch = 0; batch < req.time_batches; ++batch) {
     enter("time batch " + std::to_string(batch + 1));
@@ -640,16 +646,14 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     if (s.ok()) s = ev.sync();
     if (!s.ok()) return ev.gpu_fail(s, "timing warm-up"), result;
     for (int rep = 0; rep < req.repetitions; ++rep) {
-      hipEventRecord(start.event, ev.stream);
-      s = replay();
-      hipEventRecord(stop.event, ev.stream);
-      if (s.ok()) {
-        hipError_t se = hipEventSynchronize(stop.event);
-        if (se != hipSuccess) s = GpuError{se, std::string("timed replay: ") + hipGetErrorString(se)};
-      }
-      if (!s.ok()) return ev.gpu_fail(s, "timing"), result;
+      hipError_t te = hipEventRecord(start.event, ev.stream);
+      if (te == hipSuccess) s = replay();
+      if (te == hipSuccess && s.ok()) te = hipEventRecord(stop.event, ev.stream);
+      if (te == hipSuccess && s.ok()) te = hipEventSynchronize(stop.event);
       float ms = 0;
-      hipEventElapsedTime(&ms, start.event, stop.event);
+      if (te == hipSuccess && s.ok()) te = hipEventElapsedTime(&ms, start.event, stop.event);
+      if (s.ok() && te != hipSuccess) s = GpuError{te, std::string("timed replay: ") + hipGetErrorString(te)};
+      if (!s.ok()) return ev.gpu_fail(s, "timing"), result;
       samples.push_back(static_cast<double>(ms) * 1000.0 / static_cast<double>(calls));
     }
     // The timed runs' own outputs must be right too.

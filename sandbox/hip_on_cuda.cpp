@@ -227,7 +227,7 @@ hipError_t hipFree(void* ptr) { return ptr ? KOPT_DRIVER_CALL(mem_free, dptr(ptr
 hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return KOPT_DRIVER_CALL(mem_get_info, free_bytes, total_bytes);
 }
-hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t bytes) {
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t bytes) {
   return KOPT_DRIVER_CALL(memcpy_htod, dptr(dst), src, bytes);
 }
 hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t bytes) {

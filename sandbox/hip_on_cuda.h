@@ -79,7 +79,7 @@ const char* hipGetErrorName(hipError_t error);
 hipError_t hipMalloc(void** ptr, size_t bytes);
 hipError_t hipFree(void* ptr);
 hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes);
-hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t bytes);
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t bytes);
 hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t bytes);
 hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t bytes);
 hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count);
