@@ -46,7 +46,7 @@ struct CanonicalLayout {
 uint16_t float_to_half(float value);
 float half_to_float(uint16_t bits);
 
-// The input sets of the verification protocol (SANDBOX.md).
+// The input sets of the verification protocol (README, "What the sandbox guarantees").
 enum class Dataset {
   kRandom,        // x ~ U(-1,1), typical |y| ≫ atol
   kOutliers,      // kRandom plus 8 activation channels of magnitude 32..128

@@ -14,7 +14,7 @@ TEST(ProblemTest, ContestSuiteHasFourteenShapesAnd140MB) {
   ASSERT_EQ(shapes.size(), 14u);
   int64_t total = 0;
   for (const auto& s : shapes) total += shape_bytes(s);
-  // PROBLEM.md: 140.1 MB over the 14 shapes; 7168x9216 alone is 37.21 MB.
+  // The contest's byte counts: 140.1 MB over the 14 shapes; 7168x9216 alone is 37.21 MB.
   EXPECT_NEAR(static_cast<double>(total) / 1e6, 140.1, 0.05);
   EXPECT_NEAR(static_cast<double>(shape_bytes(Shape{7168, 9216, 64})) / 1e6, 37.21, 0.01);
   EXPECT_EQ(shapes[0].name(), "7168x9216");
