@@ -10,6 +10,8 @@
 #include "sandbox/candidate.h"
 #include "sandbox/problem.h"
 #include "sandbox/sandbox.h"
+#include "agent/proposer.h"
+#include "db/database.h"
 #include "seeds/seeds.h"
 
 namespace kopt {
@@ -240,12 +242,57 @@ int run_doctor() {
   return kExitOk;
 }
 
-int run_check_amd(const std::vector<std::string>& files) {
+namespace {
+
+int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
+  std::unique_ptr<Database> db;
+  Status s = Database::open(db_path, &db);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt check-amd: {}\n", s.message());
+    return kExitUsage;
+  }
+  std::vector<RunRecord> runs;
+  db->list_runs(&runs);
+  int checked = 0, not_portable = 0;
+  for (const auto& run : runs) {
+    std::vector<CandidateRecord> candidates;
+    db->candidates_of_run(run.id, &candidates);
+    for (const auto& c : candidates) {
+      std::vector<EvaluationRecord> evals;
+      db->evaluations_of(c.id, &evals);
+      bool first = true;
+      for (const auto& e : evals) {
+        nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
+        if (!details.is_object() || (details.contains("amd") && details["amd"].value("checked", false))) continue;
+        AmdResources a = sandbox.check_amd(c.source, params_from_json(c.params_json));
+        if (!a.checked) continue;
+        details["amd"] = to_json(a);
+        if (!(s = db->update_evaluation_details(e.id, details.dump())).ok()) {
+          fmt::print(stderr, "kopt check-amd: {}\n", s.message());
+          return kExitInternal;
+        }
+        if (first) {
+          fmt::print("candidate {} ({} {}): {}\n", c.id, c.name, c.params_json, describe_amd(a));
+          ++checked;
+          not_portable += a.compiled ? 0 : 1;
+          first = false;
+        }
+      }
+    }
+  }
+  fmt::print("{} candidate(s) checked for gfx906, {} not portable\n", checked, not_portable);
+  return not_portable ? kExitRejected : kExitOk;
+}
+
+}  // namespace
+
+int run_check_amd(const std::vector<std::string>& files, const std::string& db_path) {
   Sandbox sandbox;
   if (!sandbox.amd_toolchain().available()) {
     fmt::print(stderr, "kopt check-amd: no clang++-15 with ROCm device libraries on this machine (install: see README)\n");
     return kExitNoDevice;
   }
+  if (!db_path.empty()) return check_amd_database(sandbox, db_path);
   int exit_code = kExitOk;
   for (const auto& file : files) {
     std::string source;

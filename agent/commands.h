@@ -46,7 +46,9 @@ int run_bench(const BenchCommand& cmd);
 
 int run_doctor();
 
-// Compiles candidate files for gfx906 and prints their resources.
-int run_check_amd(const std::vector<std::string>& files);
+// Compiles candidate files for gfx906 and prints their resources; with a
+// database, checks every candidate recorded "not checked" there (runs made
+// on a machine without the AMD toolchain) and writes the results back.
+int run_check_amd(const std::vector<std::string>& files, const std::string& db_path);
 
 }  // namespace kopt

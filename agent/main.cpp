@@ -101,8 +101,10 @@ int main(int argc, char** argv) {
   export_cmd->add_flag("--fallbacks-only", exp.fallbacks_only, "write only the generic fallback kernels");
 
   std::vector<std::string> amd_files;
-  auto* amd_cmd = app.add_subcommand("check-amd", "Compile candidate files for gfx906 and report resources");
-  amd_cmd->add_option("files", amd_files, "candidate HIP sources")->required();
+  std::string amd_db;
+  auto* amd_cmd = app.add_subcommand("check-amd", "Compile candidates for gfx906 and report resources");
+  amd_cmd->add_option("files", amd_files, "candidate HIP sources");
+  amd_cmd->add_option("--db", amd_db, "check every candidate of this database recorded 'not checked'");
 
   try {
     app.parse(argc, argv);
@@ -124,7 +126,13 @@ int main(int argc, char** argv) {
     if (*bench_seed_opt) bench.seed = bench_seed;
     return kopt::run_bench(bench);
   }
-  if (*amd_cmd) return kopt::run_check_amd(amd_files);
+  if (*amd_cmd) {
+    if (amd_files.empty() == amd_db.empty()) {
+      std::fprintf(stderr, "kopt check-amd: give candidate files or --db PATH\n");
+      return kopt::kExitUsage;
+    }
+    return kopt::run_check_amd(amd_files, amd_db);
+  }
   if (*run_cmd) {
     if (*run_budget_opt) run.budget = run_budget;
     if (*run_resume_opt) run.resume = run_resume;

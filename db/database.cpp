@@ -421,6 +421,15 @@ Status Database::evaluations_of(int64_t candidate_id, std::vector<EvaluationReco
   return Status();
 }
 
+Status Database::update_evaluation_details(int64_t evaluation_id, const std::string& details_json) {
+  Statement s(db_, "UPDATE evaluations SET details_json=? WHERE id=?");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(details_json).bind(evaluation_id);
+  KOPT_RETURN_IF_ERROR(s.done());
+  if (sqlite3_changes(db_) != 1) return Status::error("no evaluation " + std::to_string(evaluation_id));
+  return Status();
+}
+
 Status Database::add_attempt(AttemptRecord* a) {
   a->created_at = now_utc();
   Statement s(db_,

@@ -107,6 +107,8 @@ class Database {
   Status find_evaluation(const std::string& key, const std::string& shape, const std::string& device,
                          std::optional<EvaluationRecord>* out);
   Status evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out);
+  // Rewrites an evaluation's details (e.g. the gfx906 resources checked later).
+  Status update_evaluation_details(int64_t evaluation_id, const std::string& details_json);
 
   Status add_attempt(AttemptRecord* a);
 

@@ -5,9 +5,14 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 
 #include "agent/commands.h"
+#include "db/database.h"
+#include "sandbox/amd_offline.h"
+#include "seeds/seeds.h"
 #include "sandbox/subprocess.h"
 #include "tests/test_paths.h"
 
@@ -128,6 +133,50 @@ TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   // The first run is intact.
   o = kopt_cli({"db", "list", "--db", db, "--run", "1"});
   EXPECT_NE(o.output.find("ok 5.00 us"), std::string::npos) << o.output;
+}
+
+// A database from the GPU machine records gfx906 as "not checked"; check-amd
+// --db fills it in where the AMD toolchain is.
+TEST(CliTest, CheckAmdFillsInADatabase) {
+  if (!AmdToolchain::find().available()) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
+  const std::string path = test::temp_path("amd.db");
+  int64_t eval_id;
+  {
+    std::unique_ptr<Database> db;
+    ASSERT_TRUE(Database::open(path, &db).ok());
+    RunRecord run;
+    run.shape = "5120x256";
+    run.config_json = "{}";
+    run.status = "done";
+    ASSERT_TRUE(db->create_run(&run).ok());
+    CandidateRecord c;
+    c.run_id = run.id;
+    c.name = "splitk";
+    c.source = find_seed("splitk")->source;
+    c.params_json = "{\"SPLIT\":4}";
+    c.key = "k";
+    ASSERT_TRUE(db->add_candidate(&c).ok());
+    EvaluationRecord e;
+    e.candidate_id = c.id;
+    e.run_id = run.id;
+    e.verdict = "ok";
+    e.details_json = "{\"amd\": {\"checked\": false, \"note\": \"not checked\"}}";
+    ASSERT_TRUE(db->add_evaluation(&e).ok());
+    eval_id = e.id;
+  }
+  Outcome o = kopt_cli({"check-amd", "--db", path});
+  EXPECT_EQ(o.code, kExitOk) << o.output;
+  EXPECT_NE(o.output.find("1 candidate(s) checked"), std::string::npos) << o.output;
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(path, &db).ok());
+  std::vector<EvaluationRecord> evals;
+  ASSERT_TRUE(db->evaluations_of(1, &evals).ok());
+  ASSERT_EQ(evals.size(), 1u);
+  EXPECT_EQ(evals[0].id, eval_id);
+  auto details = nlohmann::json::parse(evals[0].details_json);
+  EXPECT_TRUE(details["amd"]["checked"].get<bool>());
+  EXPECT_GT(details["amd"]["vgprs"].get<int>(), 0);
+  EXPECT_EQ(kopt_cli({"check-amd"}).code, kExitUsage);
 }
 
 }  // namespace

@@ -100,6 +100,12 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   ASSERT_EQ(ats.size(), 1u);
   EXPECT_EQ(ats[0].answer, "I think...");
 
+  ASSERT_TRUE(db->update_evaluation_details(ea.id, "{\"amd\": {\"checked\": true}}").ok());
+  std::vector<EvaluationRecord> updated;
+  ASSERT_TRUE(db->evaluations_of(a.id, &updated).ok());
+  EXPECT_EQ(updated[0].details_json, "{\"amd\": {\"checked\": true}}");
+  EXPECT_FALSE(db->update_evaluation_details(999999, "{}").ok());
+
   CandidateRecord d = make_candidate(run.id, "d");
   ASSERT_TRUE(db->add_candidate(&d).ok());
   std::vector<CandidateRecord> pending;
