@@ -235,6 +235,20 @@ EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
   return e;
 }
 
+// Every row of a query with one integer parameter, read by `read`.
+template <typename Record, typename Reader>
+Status collect(sqlite3* db, const std::string& sql, int64_t id, Reader read, std::vector<Record>* out) {
+  out->clear();
+  Statement s(db, sql.c_str());
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(id);
+  while (s.step() == SQLITE_ROW) out->push_back(read(s));
+  return Status();
+}
+
+CandidateRecord read_candidate_row(const Statement& s) { return read_candidate(s); }
+EvaluationRecord read_evaluation_row(const Statement& s) { return read_evaluation(s); }
+
 }  // namespace
 
 std::string now_utc() {
@@ -364,23 +378,16 @@ Status Database::get_candidate(int64_t id, CandidateRecord* out) {
 }
 
 Status Database::candidates_of_run(int64_t run_id, std::vector<CandidateRecord>* out) {
-  out->clear();
-  Statement s(db_, (std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id=? ORDER BY id").c_str());
-  KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(run_id);
-  while (s.step() == SQLITE_ROW) out->push_back(read_candidate(s));
-  return Status();
+  return collect(db_, std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id=? ORDER BY id",
+                 run_id, read_candidate_row, out);
 }
 
 Status Database::unevaluated_candidates(int64_t run_id, std::vector<CandidateRecord>* out) {
-  out->clear();
-  Statement s(db_, (std::string("SELECT ") + kCandidateColumns +
-                    " FROM candidates c WHERE run_id=? AND NOT EXISTS (SELECT 1 FROM evaluations e WHERE "
-                    "e.candidate_id=c.id) ORDER BY id").c_str());
-  KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(run_id);
-  while (s.step() == SQLITE_ROW) out->push_back(read_candidate(s));
-  return Status();
+  return collect(db_,
+                 std::string("SELECT ") + kCandidateColumns +
+                     " FROM candidates c WHERE run_id=? AND NOT EXISTS (SELECT 1 FROM evaluations e WHERE "
+                     "e.candidate_id=c.id) ORDER BY id",
+                 run_id, read_candidate_row, out);
 }
 
 Status Database::add_evaluation(EvaluationRecord* e) {
@@ -413,12 +420,8 @@ Status Database::find_evaluation(const std::string& key, const std::string& shap
 }
 
 Status Database::evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out) {
-  out->clear();
-  Statement s(db_, (std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE candidate_id=? ORDER BY id").c_str());
-  KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(candidate_id);
-  while (s.step() == SQLITE_ROW) out->push_back(read_evaluation(s));
-  return Status();
+  return collect(db_, std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE candidate_id=? ORDER BY id",
+                 candidate_id, read_evaluation_row, out);
 }
 
 Status Database::update_evaluation_details(int64_t evaluation_id, const std::string& details_json) {
