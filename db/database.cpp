@@ -235,6 +235,15 @@ EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
   return e;
 }
 
+// A verified kernel that still may not ship, so is never "best" (never a
+// parent, never exported): it spills on the measuring GPU, or the gfx906
+// check ran and found it does not build or needs scratch there.
+const char* const kNotShippable =
+    "COALESCE(json_extract(e.details_json, '$.nvidia.local_bytes'), 0) > 0 OR "
+    "(COALESCE(json_extract(e.details_json, '$.amd.checked'), 0) = 1 AND "
+    "(COALESCE(json_extract(e.details_json, '$.amd.compiled'), 0) = 0 OR "
+    "COALESCE(json_extract(e.details_json, '$.amd.scratch_bytes'), 0) > 0))";
+
 // Every row of a query with one integer parameter, read by `read`.
 template <typename Record, typename Reader>
 Status collect(sqlite3* db, const std::string& sql, int64_t id, Reader read, std::vector<Record>* out) {
@@ -448,7 +457,7 @@ Status Database::add_attempt(AttemptRecord* a) {
 
 Status Database::best(const std::string& shape, const std::string& device, int limit, std::vector<BestRow>* out) {
   out->clear();
-  // Per shape, the fastest ok evaluation; ties go to the older one.
+  // Per shape, the fastest ok evaluation that could ship; ties go to the older one.
   static const std::string sql =
       "SELECT e.id, e.candidate_id, e.run_id, e.candidate_key, e.shape, e.device, e.driver, e.compiler, e.flags, "
       "e.verdict, e.stage, e.message, e.log, e.dataset, e.first_bad_index, e.expected, e.got, e.max_abs_error, "
@@ -456,7 +465,7 @@ Status Database::best(const std::string& shape, const std::string& device, int l
       "e.details_json, e.created_at, c.id, c.run_id, c.key, c.name, c.source, c.params_json, c.parents, c.proposer, "
       "c.model, c.prompt, c.answer, c.generation, c.created_at FROM evaluations e JOIN candidates c ON "
       "c.id = e.candidate_id WHERE e.verdict = 'ok' AND e.median_us IS NOT NULL AND (?1 = '' OR e.shape = ?1) AND "
-      "(?2 = '' OR e.device = ?2) ORDER BY e.shape, e.median_us, e.id";
+      "(?2 = '' OR e.device = ?2) AND NOT (" + std::string(kNotShippable) + ") ORDER BY e.shape, e.median_us, e.id";
   Statement s(db_, sql.c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(shape).bind(device);

@@ -112,7 +112,9 @@ class Database {
 
   Status add_attempt(AttemptRecord* a);
 
-  // Fastest verified candidates: per shape (shape empty: every shape), best first.
+  // Fastest verified candidates: per shape (shape empty: every shape), best
+  // first. Kernels that spill on the measuring GPU, or that the gfx906 check
+  // found not to build or to need scratch, are left out.
   Status best(const std::string& shape, const std::string& device, int limit, std::vector<BestRow>* out);
   // Failed evaluations and attempts, newest first (run_id 0: all runs).
   Status failed_evaluations(int64_t run_id, int limit, std::vector<EvaluationRecord>* out);

@@ -71,6 +71,19 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   EXPECT_EQ(best[0].candidate.id, b.id);
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 3.0);
 
+  // A faster kernel that needs gfx906 scratch, and one that spills, never become best.
+  CandidateRecord scratch = make_candidate(run.id, "scratch"), spills = make_candidate(run.id, "spills");
+  ASSERT_TRUE(db->add_candidate(&scratch).ok());
+  ASSERT_TRUE(db->add_candidate(&spills).ok());
+  EvaluationRecord es = make_eval(scratch, "ok", 1.0), ep = make_eval(spills, "ok", 1.5);
+  es.details_json = R"({"amd": {"checked": true, "compiled": true, "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})";
+  ep.details_json = R"({"amd": {"checked": false}, "nvidia": {"local_bytes": 64}})";
+  ASSERT_TRUE(db->add_evaluation(&es).ok());
+  ASSERT_TRUE(db->add_evaluation(&ep).ok());
+  ASSERT_TRUE(db->best("5120x256", "", 5, &best).ok());
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].candidate.id, b.id);
+
   std::optional<EvaluationRecord> found;
   ASSERT_TRUE(db->find_evaluation("b", "5120x256", "NVIDIA H200", &found).ok());
   ASSERT_TRUE(found.has_value());
