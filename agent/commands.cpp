@@ -34,17 +34,10 @@ uint64_t fresh_seed(const std::optional<uint64_t>& seed) {
          static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
+// Eval and bench need at least one shape.
 Status parse_shapes(const std::vector<std::string>& texts, const std::string& suite, int64_t group,
                     std::vector<Shape>* out) {
-  if (!suite.empty()) {
-    if (suite != "contest") return Status::error("unknown suite '" + suite + "' (known: contest)");
-    *out = contest_suite();
-  }
-  for (const auto& t : texts) {
-    Shape s;
-    KOPT_RETURN_IF_ERROR(parse_shape(t, group, &s));
-    out->push_back(s);
-  }
+  KOPT_RETURN_IF_ERROR(resolve_shapes(suite, texts, group, out));
   if (out->empty()) return Status::error("no shape given: use --shape KxN or --suite contest");
   return Status();
 }

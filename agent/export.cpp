@@ -117,16 +117,8 @@ int run_export(const ExportCommand& cmd) {
   };
   if (cmd.out_dir.empty()) return fail("--out DIR is required", kExitUsage);
   std::vector<Shape> shapes;
-  if (!cmd.suite.empty()) {
-    if (cmd.suite != "contest") return fail("unknown suite '" + cmd.suite + "'", kExitUsage);
-    shapes = contest_suite();
-  }
-  for (const auto& t : cmd.shapes) {
-    Shape s;
-    Status st = parse_shape(t, cmd.group, &s);
-    if (!st.ok()) return fail(st.message(), kExitUsage);
-    shapes.push_back(s);
-  }
+  if (Status st = resolve_shapes(cmd.suite, cmd.shapes, cmd.group, &shapes); !st.ok())
+    return fail(st.message(), kExitUsage);
   mkdir(cmd.out_dir.c_str(), 0755);
   std::vector<ExportedKernel> tuned, generic;
   nlohmann::json manifest = nlohmann::json::array();

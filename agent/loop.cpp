@@ -111,20 +111,17 @@ Status OptimizationLoop::resume(int64_t run_id) {
 Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* ctx) {
   ctx->shape = shape_;
   ctx->read_bandwidth_gbps = device_.read_bandwidth_gbps;
-  std::vector<BestRow> best;
-  KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 6, &best));
-  ctx->parents.clear();
-  ctx->top.clear();
-  for (size_t i = 0; i < best.size(); ++i) {
-    ScoredCandidate sc{best[i].candidate, best[i].evaluation};
-    (i == 0 ? ctx->parents : ctx->top).push_back(sc);
-  }
-  // Diversity: the best candidate of every other source name.
+  // The six fastest (the first is the parent), then for diversity the best
+  // candidate of every other source name, all from one query.
   std::vector<BestRow> all;
   KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1000, &all));
+  ctx->parents.clear();
+  ctx->top.clear();
   std::set<std::string> names;
-  for (const auto& t : ctx->parents) names.insert(t.candidate.name);
-  for (const auto& t : ctx->top) names.insert(t.candidate.name);
+  for (size_t i = 0; i < all.size() && i < 6; ++i) {
+    (i == 0 ? ctx->parents : ctx->top).push_back({all[i].candidate, all[i].evaluation});
+    names.insert(all[i].candidate.name);
+  }
   for (const auto& row : all)
     if (names.insert(row.candidate.name).second) ctx->top.push_back({row.candidate, row.evaluation});
   KOPT_RETURN_IF_ERROR(db_->failed_evaluations(run.id, 3, &ctx->recent_failures));
@@ -263,16 +260,21 @@ Status OptimizationLoop::run(RunRecord* run) {
       bool ok = proposer->propose(ctx, &proposal, &failure);
       run->tokens_used += ok ? proposal.tokens : failure.tokens;
       run->cost += ok ? proposal.cost : failure.cost;
-      if (!ok) {
+      // What a proposer tried that produced no candidate goes to the attempt log.
+      auto record_attempt = [&](const std::string& kind, const std::string& message, const std::string& prompt,
+                                const std::string& answer) {
         AttemptRecord a;
         a.run_id = run->id;
         a.proposer = proposer->name();
         a.model = proposer->model();
-        a.kind = failure.kind;
-        a.message = failure.message;
-        a.prompt = failure.prompt;
-        a.answer = failure.answer;
-        KOPT_RETURN_IF_ERROR(db_->add_attempt(&a));
+        a.kind = kind;
+        a.message = message;
+        a.prompt = prompt;
+        a.answer = answer;
+        return db_->add_attempt(&a);
+      };
+      if (!ok) {
+        KOPT_RETURN_IF_ERROR(record_attempt(failure.kind, failure.message, failure.prompt, failure.answer));
         last_line_ = proposer->name() + ": " + failure.kind;
         exhausted = exhausted || failure.kind == "space_exhausted";
         KOPT_RETURN_IF_ERROR(report());
@@ -294,15 +296,8 @@ Status OptimizationLoop::run(RunRecord* run) {
       for (const auto& p : ctx.parents)
         if (!proposal.parents.empty() && p.candidate.id == proposal.parents[0]) c.generation = p.candidate.generation + 1;
       if (seen_.count(c.key)) {
-        AttemptRecord a;
-        a.run_id = run->id;
-        a.proposer = proposer->name();
-        a.model = proposer->model();
-        a.kind = "duplicate";
-        a.message = "identical to a candidate already in this run";
-        a.prompt = proposal.prompt;
-        a.answer = proposal.answer;
-        KOPT_RETURN_IF_ERROR(db_->add_attempt(&a));
+        KOPT_RETURN_IF_ERROR(record_attempt("duplicate", "identical to a candidate already in this run",
+                                            proposal.prompt, proposal.answer));
         continue;
       }
       seen_.insert(c.key);

@@ -12,6 +12,13 @@ namespace kopt {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
+namespace {
+// Keeps at most `cap` bytes of what the worker prints.
+void append_capped(std::string* out, const char* data, size_t n, size_t cap) {
+  if (out->size() < cap) out->append(data, std::min(n, cap - out->size()));
+}
+}  // namespace
+
 std::vector<std::string> default_worker_command() {
   // KOPT_WORKER overrides the worker command (words split on spaces), e.g. to
   // start it under a wrapper or on another host: "ssh gpu7 /opt/kopt/kopt-worker".
@@ -116,8 +123,7 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
     if (fds[1].revents & (POLLIN | POLLHUP)) {
       ssize_t n = read(child_->output_fd(), buf, sizeof buf);
       if (n <= 0) output_open = false;
-      else if (ex.output.size() < limits_.output_cap)
-        ex.output.append(buf, std::min(static_cast<size_t>(n), limits_.output_cap - ex.output.size()));
+      else append_capped(&ex.output, buf, static_cast<size_t>(n), limits_.output_cap);
     }
     if (fds[0].revents & (POLLIN | POLLHUP)) {
       ssize_t n = read(child_->message_fd(), buf, sizeof buf);
@@ -161,8 +167,7 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
             if (poll(&p, 1, 0) <= 0) break;
             ssize_t m = read(child_->output_fd(), buf, sizeof buf);
             if (m <= 0) break;
-            if (ex.output.size() < limits_.output_cap)
-              ex.output.append(buf, std::min(static_cast<size_t>(m), limits_.output_cap - ex.output.size()));
+            append_capped(&ex.output, buf, static_cast<size_t>(m), limits_.output_cap);
           }
           return ex;
         } else if (kind == "error") {
