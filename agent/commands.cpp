@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -107,6 +108,52 @@ int run_eval(const EvalCommand& cmd) {
   return exit_code;
 }
 
+namespace {
+
+// One column of the bench table: a seed kernel, the exported kernels of a
+// manifest, or the vendor BLAS baseline.
+struct BenchColumn {
+  std::string name;
+  bool is_baseline = false;
+  const Seed* seed = nullptr;  // a seed column
+  // The tuned column: shape name -> the exported candidate's source and parameters.
+  std::map<std::string, std::pair<std::string, std::map<std::string, int64_t>>> tuned;
+};
+
+// Reads an export manifest (kernels/generated/MANIFEST.json) and, beside it,
+// each shape's generated file, whose candidate-source section is the exact
+// code the library compiles: the column times what was shipped.
+Status read_manifest(const std::string& path, BenchColumn* column) {
+  std::string text;
+  KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return Status::error(path + " is not an export manifest (a JSON array)");
+  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  const std::string begin = "// ---- candidate source ----\n", end = "\n// ---- end of candidate source ----";
+  for (const auto& e : j) {
+    if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string())
+      return Status::error(path + ": every entry needs a \"shape\"");
+    std::vector<Shape> shape;
+    KOPT_RETURN_IF_ERROR(resolve_shapes("", {e["shape"].get<std::string>()}, 64, &shape));
+    std::map<std::string, int64_t> params;
+    if (e.contains("params") && e["params"].is_object())
+      for (auto it = e["params"].begin(); it != e["params"].end(); ++it) {
+        if (!it.value().is_number_integer()) return Status::error(path + ": parameters must be integers");
+        params[it.key()] = it.value().get<int64_t>();
+      }
+    const std::string file = fmt::format("{}/k{}x{}_g{}.hip", dir, shape[0].K, shape[0].N, shape[0].G);
+    std::string generated;
+    KOPT_RETURN_IF_ERROR(read_text_file(file, &generated));
+    const size_t b = generated.find(begin), en = generated.find(end);
+    if (b == std::string::npos || en == std::string::npos || en < b)
+      return Status::error(file + " has no candidate-source section; export again");
+    column->tuned[shape[0].name()] = {generated.substr(b + begin.size(), en - b - begin.size()), params};
+  }
+  return Status();
+}
+
+}  // namespace
+
 int run_bench(const BenchCommand& cmd) {
   std::vector<Shape> shapes;
   Status s = parse_shapes(cmd.shapes, cmd.suite, cmd.group, &shapes);
@@ -114,16 +161,35 @@ int run_bench(const BenchCommand& cmd) {
     fmt::print(stderr, "kopt bench: {}\n", s.message());
     return kExitUsage;
   }
-  std::vector<const Seed*> seeds;
-  if (cmd.seeds.empty())
-    for (const auto& seed : builtin_seeds()) seeds.push_back(&seed);
-  for (const auto& name : cmd.seeds) {
+  std::vector<BenchColumn> columns;
+  std::vector<std::string> seed_names = cmd.seeds;
+  if (seed_names.empty())
+    for (const auto& seed : builtin_seeds()) seed_names.push_back(seed.name);
+  for (const auto& name : seed_names) {
     const Seed* seed = find_seed(name);
     if (!seed) {
       fmt::print(stderr, "kopt bench: unknown seed '{}'\n", name);
       return kExitUsage;
     }
-    seeds.push_back(seed);
+    BenchColumn c;
+    c.name = seed->name;
+    c.seed = seed;
+    columns.push_back(c);
+  }
+  if (!cmd.manifest.empty()) {
+    BenchColumn c;
+    c.name = "tuned";
+    if (!(s = read_manifest(cmd.manifest, &c)).ok()) {
+      fmt::print(stderr, "kopt bench: {}\n", s.message());
+      return kExitUsage;
+    }
+    columns.push_back(c);
+  }
+  if (cmd.baselines) {
+    BenchColumn c;
+    c.name = kVendorBlasBaseline;
+    c.is_baseline = true;
+    columns.push_back(c);
   }
   Sandbox sandbox;
   DeviceInfo device;
@@ -139,67 +205,90 @@ int run_bench(const BenchCommand& cmd) {
   nlohmann::json results = nlohmann::json::array();
   std::ostringstream table;
   table << "| shape | MB |";
-  for (const Seed* seed : seeds) table << " " << seed->name << " µs |";
-  table << " best | best µs | GB/s | % of read BW |\n|---|---|";
-  for (size_t i = 0; i < seeds.size(); ++i) table << "---|";
-  table << "---|---|---|---|\n";
-  double score = 0, floor_us = 0;
-  bool all_ok = true, all_shapes_have_best = true;
+  for (const auto& c : columns) table << " " << c.name << " µs |";
+  table << " best kopt | best µs | GB/s | % of read BW |" << (cmd.baselines ? " vs vendor BLAS |" : "")
+        << "\n|---|---|";
+  for (size_t i = 0; i < columns.size(); ++i) table << "---|";
+  table << "---|---|---|---|" << (cmd.baselines ? "---|" : "") << "\n";
+  double score = 0, floor_us = 0, baseline_score = 0;
+  bool all_ok = true, all_shapes_have_best = true, all_shapes_have_baseline = true;
   for (size_t si = 0; si < shapes.size(); ++si) {
     const Shape& shape = shapes[si];
     const double mb = static_cast<double>(shape_bytes(shape)) / 1e6;
     table << "| " << shape.name() << " | " << fmt::format("{:.2f}", mb) << " |";
-    const EvalResult* best = nullptr;
+    std::optional<EvalResult> best, baseline;
     std::string best_name;
-    std::vector<EvalResult> row;
-    row.reserve(seeds.size());
-    for (const Seed* seed : seeds) {
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      const BenchColumn& column = columns[ci];
       EvalRequest req;
-      req.source = seed->source;
       req.shape = shape;
-      req.seed = base_seed + si * 7919 + row.size();
+      req.seed = base_seed + si * 7919 + ci;
       req.trials = cmd.trials;
-      row.push_back(sandbox.evaluate(req));
-      const EvalResult& r = row.back();
+      if (column.is_baseline) {
+        req.baseline = kVendorBlasBaseline;
+      } else if (column.seed) {
+        req.source = column.seed->source;
+      } else {
+        auto t = column.tuned.find(shape.name());
+        if (t == column.tuned.end()) {
+          table << " — |";
+          continue;
+        }
+        req.source = t->second.first;
+        req.params = t->second.second;
+      }
+      EvalResult r = sandbox.evaluate(req);
       nlohmann::json j = to_json(r);
-      j["seed_name"] = seed->name;
+      j["column"] = column.name;
+      j["params"] = req.params;
       results.push_back(j);
+      fmt::print(stderr, "  {} {}: {}{}\n", shape.name(), column.name, verdict_name(r.verdict),
+                 r.timing ? fmt::format(" {:.2f} us", r.timing->median_us) : "");
       if (r.ok() && r.timing) {
         table << fmt::format(" {:.2f} |", r.timing->median_us);
-        if (!best || r.timing->median_us < best->timing->median_us) {
-          best = &r;
-          best_name = seed->name;
+        if (column.is_baseline) {
+          baseline = r;
+        } else if (!best || r.timing->median_us < best->timing->median_us) {
+          best = r;
+          best_name = column.name;
         }
       } else {
         table << " " << verdict_name(r.verdict) << " |";
         if (r.verdict != Verdict::kUnsupportedShape) {
           all_ok = false;
-          fmt::print(stderr, "{} on {}: {} — {}\n", seed->name, shape.name(), verdict_name(r.verdict), r.message);
+          fmt::print(stderr, "{} on {}: {} — {}\n", column.name, shape.name(), verdict_name(r.verdict), r.message);
         }
       }
-      fmt::print(stderr, "  {} {}: {}{}\n", shape.name(), seed->name, verdict_name(r.verdict),
-                 r.timing ? fmt::format(" {:.2f} us", r.timing->median_us) : "");
     }
     floor_us += static_cast<double>(shape_bytes(shape)) / (device.read_bandwidth_gbps * 1e3);
+    if (baseline) baseline_score += baseline->timing->median_us;
+    else all_shapes_have_baseline = false;
     if (best) {
       score += best->timing->median_us;
-      table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |\n", best_name, best->timing->median_us,
+      table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |", best_name, best->timing->median_us,
                            best->timing->gbps, 100 * best->timing->fraction_of_read_bw);
     } else {
       all_shapes_have_best = false;
-      table << " — | — | — | — |\n";
+      table << " — | — | — | — |";
     }
+    if (cmd.baselines)
+      table << (best && baseline ? fmt::format(" {:.2f}× |", baseline->timing->median_us / best->timing->median_us)
+                                 : std::string(" — |"));
+    table << "\n";
   }
   fmt::print("\n{}\n", table.str());
   if (all_shapes_have_best)
-    fmt::print("score (sum over shapes of the best kernel): {:.2f} us; bandwidth floor at {:.0f} GB/s: {:.2f} us ({:.1f}% of floor)\n",
+    fmt::print("score (sum over shapes of the best kopt kernel): {:.2f} us; bandwidth floor at {:.0f} GB/s: {:.2f} us ({:.1f}% of floor)\n",
                score, device.read_bandwidth_gbps, floor_us, 100 * floor_us / score);
   else
     fmt::print("score: incomplete (some shapes have no verified kernel)\n");
+  if (cmd.baselines && all_shapes_have_baseline)
+    fmt::print("vendor BLAS fp16 baseline, summed: {:.2f} us\n", baseline_score);
   if (!cmd.json_out.empty()) {
     std::ofstream f(cmd.json_out);
     f << nlohmann::json{{"device", to_json(device)}, {"seed", base_seed}, {"results", results},
-                        {"score_us", score}, {"floor_us", floor_us}}
+                        {"score_us", score}, {"floor_us", floor_us},
+                        {"baseline_score_us", all_shapes_have_baseline && cmd.baselines ? baseline_score : 0.0}}
              .dump(2);
   }
   if (!cmd.markdown_out.empty()) {

@@ -41,6 +41,8 @@ struct BenchCommand {
   std::optional<uint64_t> seed;
   std::string json_out;             // full results as JSON
   std::string markdown_out;         // the table as Markdown
+  std::string manifest;             // an export MANIFEST.json: a "tuned" column
+  bool baselines = false;           // add the vendor BLAS fp16 baseline column
 };
 int run_bench(const BenchCommand& cmd);
 

@@ -166,7 +166,7 @@ int run_export(const ExportCommand& cmd) {
       std::string text;
       if (!(s = generate_kernel_source(k, &text)).ok()) return fail(s.message(), kExitInternal);
       if (!(s = write_file(cmd.out_dir + "/" + k.symbol + ".hip", text)).ok()) return fail(s.message(), kExitInternal);
-      manifest.push_back({{"shape", shape.name()}, {"candidate", row.candidate.id}, {"run", row.candidate.run_id},
+      manifest.push_back({{"shape", shape.name()}, {"file", k.symbol + ".hip"}, {"candidate", row.candidate.id}, {"run", row.candidate.run_id},
                           {"name", row.candidate.name}, {"params", nlohmann::json::parse(row.candidate.params_json)},
                           {"key", row.candidate.key}, {"median_us", r.timing->median_us}, {"gbps", r.timing->gbps},
                           {"fraction_of_read_bw", r.timing->fraction_of_read_bw}, {"device", device.name},

@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
   auto* bench_seed_opt = bench_cmd->add_option("--seed", bench_seed, "input seed (default: fresh each run)");
   bench_cmd->add_option("--json", bench.json_out, "write all results to this JSON file");
   bench_cmd->add_option("--markdown", bench.markdown_out, "write the table to this Markdown file");
+  bench_cmd->add_option("--tuned", bench.manifest,
+                        "an export manifest (kernels/generated/MANIFEST.json): time its kernels as a 'tuned' column");
+  bench_cmd->add_flag("--baselines", bench.baselines,
+                      "time the vendor BLAS fp16 GEMV (cuBLAS) on dequantised weights as a peer column");
 
   app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "sandbox/prelude.h"
 #include "sandbox/rtc.h"
 #include "sandbox/static_checks.h"
+#include "sandbox/vendor_blas.h"
 
 namespace kopt {
 
@@ -144,12 +146,52 @@ KOPT_KERNEL void kopt_read_bandwidth(const uint4* __restrict__ p, kopt_u64 n16, 
 }
 )";
 
+// Fills a block's shared memory with a pattern. Launched with the most
+// dynamic shared memory a block may have and several blocks per
+// multiprocessor, so every shared-memory slot a candidate's block can be
+// given holds the pattern when the candidate starts: a kernel that reads
+// shared memory it never wrote gets garbage, not the zeros (or the values of
+// its own previous launch) that the hardware often happens to hold.
+const char* const kSharedPoisonKernel = R"(
+KOPT_KERNEL void kopt_poison_shared(kopt_u32 pattern, kopt_u32 words) {
+  extern __shared__ kopt_u32 kopt_poison_words[];
+  for (kopt_u32 i = threadIdx.x; i < words; i += blockDim.x) kopt_poison_words[i] = pattern;
+  __syncthreads();
+}
+)";
+
+// The vendor BLAS baseline's load-time step: the canonical weights
+// dequantised to fp16, row n holding the K weights of output n.
+const char* const kDequantizeKernel = R"(
+KOPT_KERNEL void kopt_dequantize_fp16(const kopt_u8* w, __half* out, int K, int N, int G) {
+  const kopt_u64 i = (kopt_u64)blockIdx.x * blockDim.x + threadIdx.x;  // one byte: two weights
+  if (i >= (kopt_u64)N * (K / 2)) return;
+  const kopt_u64 n = i / (K / 2);
+  const int k = (int)(i % (K / 2)) * 2;
+  const kopt_u64 g = n * (K / G) + k / G;
+  const float s = __half2float(kopt_canonical_scales(w, K, N, G)[g]);
+  const float o = __half2float(kopt_canonical_offsets(w, K, N, G)[g]);
+  out[n * K + k] = __float2half(s * (float)(w[i] & 15) + o);
+  out[n * K + k + 1] = __float2half(s * (float)(w[i] >> 4) + o);
+}
+)";
+
+// Shared-memory patterns of the two verification runs: an fp32/fp16 NaN,
+// then a huge finite fp32 (0x7F7F7F7F = 3.4e38). Zero, the third, is used
+// only to explain a failure.
+constexpr uint32_t kSharedPoison[2] = {0xFFFFFFFFu, 0x7F7F7F7Fu};
+
 }  // namespace
 
 struct DeviceRunner::Impl {
   Stream stream;
   std::vector<std::string> base_options;
   double read_bw = 0;
+  // The vendor BLAS baseline, created on first use.
+  std::unique_ptr<VendorBlas> blas;
+  // The shared-memory poisoner, compiled on first use.
+  Module poison_module;
+  hipFunction_t poison = nullptr;
 };
 
 std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
@@ -246,6 +288,26 @@ double DeviceRunner::read_bandwidth_gbps() {
   return best;
 }
 
+Status DeviceRunner::poison_shared_memory(uint32_t pattern) {
+  Impl& im = *impl_;
+  if (im.poison == nullptr) {
+    RtcOutput compiled;
+    KOPT_RETURN_IF_ERROR(rtc_compile(assemble_source(kSharedPoisonKernel), im.base_options, &compiled));
+    if (!compiled.compiled) return Status::error("the shared-memory poisoner does not compile: " + compiled.log);
+    KOPT_GPU_CHECK(hipModuleLoadData(&im.poison_module.module, compiled.code.data()));
+    KOPT_GPU_CHECK(hipModuleGetFunction(&im.poison, im.poison_module.module, "kopt_poison_shared"));
+  }
+  uint32_t bytes = static_cast<uint32_t>(device_.max_shared_bytes);
+  uint32_t words = bytes / 4;
+  void* args[] = {&pattern, &words};
+  // Eight blocks per multiprocessor: more than fit at once with the most
+  // shared memory each, so every slot of every multiprocessor is written.
+  const unsigned grid = static_cast<unsigned>(device_.multiprocessors) * 8;
+  KOPT_GPU_CHECK(hipModuleLaunchKernel(im.poison, grid, 1, 1, 256, 1, 1, bytes, im.stream.stream, args, nullptr));
+  KOPT_GPU_CHECK(hipStreamSynchronize(im.stream.stream));
+  return Status();
+}
+
 namespace {
 
 // Everything one evaluation allocates, freed on every path out.
@@ -258,6 +320,7 @@ struct Evaluation {
   LaunchPlan plan;
   Module module;
   std::vector<BoundLaunch> call;
+  std::function<Status(const void* x, const void* w, void* y)> baseline_call;
   hipFunction_t relayout = nullptr;
   bool fault = false;
 
@@ -288,8 +351,10 @@ struct Evaluation {
                                          l.block[2], l.shared_bytes, stream, args, nullptr));
     return Status();
   }
-  // One GEMV call: every launch the candidate declares, in order.
+  // One GEMV call: every launch the candidate declares, in order (or the
+  // baseline's library call).
   Status launch_call(const void* x, const void* w, void* y, void* ws) {
+    if (baseline_call) return baseline_call(x, w, y);
     for (const auto& b : call) KOPT_RETURN_IF_ERROR(launch_one(b, x, w, y, ws));
     return Status();
   }
@@ -327,93 +392,134 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     if (stage) stage(s);
   };
 
-  // Contract and plan.
-  enter("contract");
-  Status s = validate_shape(req.shape);
-  if (!s.ok()) {
-    ev.fail(Verdict::kContractError, s.message());
-    return result;
-  }
-  s = parse_candidate(req.source, req.params, &ev.candidate);
-  if (!s.ok()) {
-    ev.fail(Verdict::kContractError, s.message());
-    return result;
-  }
-  result.candidate_key = candidate_key(ev.candidate);
-  DeviceLimits limits{device_.warp_size, device_.multiprocessors, device_.max_threads_per_block,
-                      device_.max_shared_bytes};
-  s = plan_launches(ev.candidate, req.shape, limits, &ev.plan);
-  if (!s.ok()) {
-    ev.fail(Verdict::kContractError, s.message());
-    return result;
-  }
-  if (!ev.plan.supported) {
-    ev.fail(Verdict::kUnsupportedShape, ev.plan.unsupported_reason);
-    return result;
-  }
-
-  // Static checks on the source.
-  enter("static");
-  std::vector<std::string> kernels;
-  for (const auto& l : ev.candidate.spec.launches) kernels.push_back(l.kernel);
-  if (ev.candidate.spec.relayout) kernels.push_back(ev.candidate.spec.relayout->kernel);
-  std::string cleaned;
-  s = check_source(req.source, kernels, &cleaned);
-  if (!s.ok()) {
-    ev.fail(Verdict::kStaticRejected, s.message());
-    return result;
-  }
-
-  // Compile, scan the code, load.
-  enter("compile");
-  std::vector<std::string> options = impl_->base_options;
-  for (const auto& d : parameter_defines(ev.candidate)) options.push_back(d);
-  for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
-  RtcOutput compiled;
-  s = rtc_compile(assemble_source(cleaned), options, &compiled);
-  result.log = compiled.log.substr(0, 16384);
-  const std::string& code = compiled.code;
-  if (!s.ok()) {
-    ev.fail(Verdict::kInternalError, s.message());
-    return result;
-  }
-  if (!compiled.compiled) {
-    ev.fail(Verdict::kCompileError, "does not compile for " + device_.arch);
-    return result;
-  }
-#if defined(KOPT_PLATFORM_NVIDIA)
-  s = check_no_matrix_instructions(code);
-  if (!s.ok()) {
-    ev.fail(Verdict::kStaticRejected, s.message());
-    return result;
-  }
-#endif
-  enter("load");
-  hipError_t e = hipModuleLoadData(&ev.module.module, code.data());
-  if (e != hipSuccess) {
-    ev.fail(Verdict::kCompileError, std::string("module load failed: ") + hipGetErrorString(e));
-    return result;
-  }
-  auto bind = [&](const std::string& name, hipFunction_t* f) {
-    if (hipModuleGetFunction(f, ev.module.module, name.c_str()) != hipSuccess)
-      return ev.fail(Verdict::kContractError, "kernel '" + name + "' not found in the compiled code");
-    int regs = 0, local = 0, shared = 0;
-    // Resources are recorded, not required: a failed query leaves 0.
-    (void)hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
-    (void)hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
-    (void)hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
-    result.nvidia.checked = true;
-    result.nvidia.registers = std::max(result.nvidia.registers, regs);
-    result.nvidia.local_bytes = std::max(result.nvidia.local_bytes, local);
-    result.nvidia.static_shared_bytes = std::max(result.nvidia.static_shared_bytes, shared);
+  // The vendor BLAS baseline: a built-in dequantisation to fp16 is its
+  // load-time re-layout, the library's GEMV its call.
+  auto prepare_baseline = [&]() -> bool {
+    enter("load");
+    if (req.baseline != kVendorBlasBaseline)
+      return ev.fail(Verdict::kContractError, "unknown baseline '" + req.baseline + "'");
+    Status bs = validate_shape(req.shape);
+    if (!bs.ok()) return ev.fail(Verdict::kContractError, bs.message());
+    if (!impl_->blas) {
+      std::string why;
+      impl_->blas = VendorBlas::create(impl_->stream.stream, &why);
+      if (!impl_->blas) return ev.fail(Verdict::kInternalError, why);
+    }
+    RtcOutput compiled;
+    bs = rtc_compile(assemble_source(kDequantizeKernel), impl_->base_options, &compiled);
+    if (!bs.ok() || !compiled.compiled)
+      return ev.fail(Verdict::kInternalError,
+                     "the dequantisation kernel does not compile: " + (bs.ok() ? compiled.log : bs.message()));
+    if (hipModuleLoadData(&ev.module.module, compiled.code.data()) != hipSuccess ||
+        hipModuleGetFunction(&ev.relayout, ev.module.module, "kopt_dequantize_fp16") != hipSuccess)
+      return ev.fail(Verdict::kInternalError, "cannot load the dequantisation kernel");
+    const int64_t K = req.shape.K, N = req.shape.N;
+    ResolvedLaunch dequantize;
+    dequantize.kernel = "kopt_dequantize_fp16";
+    dequantize.grid = {static_cast<uint32_t>((N * (K / 2) + 255) / 256), 1, 1};
+    dequantize.block = {256, 1, 1};
+    ev.plan.relayout = dequantize;
+    ev.plan.packed_bytes = N * K * 2;
+    result.candidate_key = req.baseline;
+    result.compile_flags = impl_->blas->version();
+    VendorBlas* blas = impl_->blas.get();
+    ev.baseline_call = [blas, K, N](const void* x, const void* w, void* y) {
+      return blas->gemv(w, x, y, static_cast<int>(K), static_cast<int>(N));
+    };
     return true;
   };
-  for (const auto& l : ev.plan.launches) {
-    BoundLaunch b{nullptr, l};
-    if (!bind(l.kernel, &b.function)) return result;
-    ev.call.push_back(b);
+  Status s;
+  if (!req.baseline.empty()) {
+    if (!prepare_baseline()) return result;
+  } else {
+    // Contract and plan.
+    enter("contract");
+    s = validate_shape(req.shape);
+    if (!s.ok()) {
+      ev.fail(Verdict::kContractError, s.message());
+      return result;
+    }
+    s = parse_candidate(req.source, req.params, &ev.candidate);
+    if (!s.ok()) {
+      ev.fail(Verdict::kContractError, s.message());
+      return result;
+    }
+    result.candidate_key = candidate_key(ev.candidate);
+    DeviceLimits limits{device_.warp_size, device_.multiprocessors, device_.max_threads_per_block,
+                        device_.max_shared_bytes};
+    s = plan_launches(ev.candidate, req.shape, limits, &ev.plan);
+    if (!s.ok()) {
+      ev.fail(Verdict::kContractError, s.message());
+      return result;
+    }
+    if (!ev.plan.supported) {
+      ev.fail(Verdict::kUnsupportedShape, ev.plan.unsupported_reason);
+      return result;
+    }
+
+    // Static checks on the source.
+    enter("static");
+    std::vector<std::string> kernels;
+    for (const auto& l : ev.candidate.spec.launches) kernels.push_back(l.kernel);
+    if (ev.candidate.spec.relayout) kernels.push_back(ev.candidate.spec.relayout->kernel);
+    std::string cleaned;
+    s = check_source(req.source, kernels, &cleaned);
+    if (!s.ok()) {
+      ev.fail(Verdict::kStaticRejected, s.message());
+      return result;
+    }
+
+    // Compile, scan the code, load.
+    enter("compile");
+    std::vector<std::string> options = impl_->base_options;
+    for (const auto& d : parameter_defines(ev.candidate)) options.push_back(d);
+    for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
+    RtcOutput compiled;
+    s = rtc_compile(assemble_source(cleaned), options, &compiled);
+    result.log = compiled.log.substr(0, 16384);
+    const std::string& code = compiled.code;
+    if (!s.ok()) {
+      ev.fail(Verdict::kInternalError, s.message());
+      return result;
+    }
+    if (!compiled.compiled) {
+      ev.fail(Verdict::kCompileError, "does not compile for " + device_.arch);
+      return result;
+    }
+  #if defined(KOPT_PLATFORM_NVIDIA)
+    s = check_no_matrix_instructions(code);
+    if (!s.ok()) {
+      ev.fail(Verdict::kStaticRejected, s.message());
+      return result;
+    }
+  #endif
+    enter("load");
+    hipError_t e = hipModuleLoadData(&ev.module.module, code.data());
+    if (e != hipSuccess) {
+      ev.fail(Verdict::kCompileError, std::string("module load failed: ") + hipGetErrorString(e));
+      return result;
+    }
+    auto bind = [&](const std::string& name, hipFunction_t* f) {
+      if (hipModuleGetFunction(f, ev.module.module, name.c_str()) != hipSuccess)
+        return ev.fail(Verdict::kContractError, "kernel '" + name + "' not found in the compiled code");
+      int regs = 0, local = 0, shared = 0;
+      // Resources are recorded, not required: a failed query leaves 0.
+      (void)hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
+      (void)hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
+      (void)hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
+      result.nvidia.checked = true;
+      result.nvidia.registers = std::max(result.nvidia.registers, regs);
+      result.nvidia.local_bytes = std::max(result.nvidia.local_bytes, local);
+      result.nvidia.static_shared_bytes = std::max(result.nvidia.static_shared_bytes, shared);
+      return true;
+    };
+    for (const auto& l : ev.plan.launches) {
+      BoundLaunch b{nullptr, l};
+      if (!bind(l.kernel, &b.function)) return result;
+      ev.call.push_back(b);
+    }
+    if (ev.plan.relayout && !bind(ev.plan.relayout->kernel, &ev.relayout)) return result;
   }
-  if (ev.plan.relayout && !bind(ev.plan.relayout->kernel, &ev.relayout)) return result;
 
   const Shape& shape = req.shape;
   const CanonicalLayout layout = CanonicalLayout::of(shape);
@@ -455,14 +561,30 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   };
 
   std::vector<float> out(static_cast<size_t>(shape.N)), again(static_cast<size_t>(shape.N));
+  // After a wrong result: one more run with shared memory zeroed. If that one
+  // is right, the kernel reads shared memory it never wrote, and says so.
+  auto shared_memory_hint = [&](const std::vector<double>& ref) -> std::string {
+    std::vector<float> probe(out.size());
+    Status ps = y.fill(kPoisonByte, ev.stream);
+    if (ps.ok()) ps = poison_shared_memory(0);
+    if (ps.ok()) ps = ev.launch_call(x.ptr(), weights.ptr(), y.ptr(), ws.ptr());
+    if (ps.ok()) ps = ev.sync();
+    if (ps.ok()) ps = y.download(probe.data(), y_bytes);
+    if (!ps.ok()) {
+      ev.fault = ev.fault || is_fault(ps.gpu_code());
+      return "";
+    }
+    return compare_output(ref, probe.data(), Tolerance{}).ok
+               ? "; right when shared memory starts zeroed: the kernel reads shared memory it never wrote"
+               : "";
+  };
   const std::vector<Dataset> datasets = all_datasets();
   for (int trial = 0; trial < req.trials; ++trial) {
     for (Dataset dataset : datasets) {
       const std::string what = std::string(dataset_name(dataset)) + " #" + std::to_string(trial + 1);
       enter("verify " + what);
       result.dataset = dataset_name(dataset);
-      uint64_t seed = req.seed * 1000003ull + static_cast<uint64_t>(trial) * 17 + static_cast<uint64_t>(dataset);
-      ProblemData data = generate_problem(shape, dataset, seed);
+      ProblemData data = generate_problem(shape, dataset, verification_seed(req.seed, trial, dataset));
       std::vector<double> ref = reference_gemv(data);
       s = x.upload(data.x.data(), x_bytes);
       if (s.ok()) s = canonical.upload(data.blob.data(), data.blob.size());
@@ -479,10 +601,12 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
       std::vector<uint8_t> w_before(w_bytes);
       if (!(s = weights.download(w_before.data(), w_bytes)).ok()) return ev.gpu_fail(s, "download"), result;
 
-      // Run, twice on the same inputs, each time into a poisoned output.
+      // Run, twice on the same inputs, each time into a poisoned output and
+      // with shared memory poisoned with a different pattern.
       for (int run = 0; run < 2; ++run) {
         std::vector<float>& dst = run == 0 ? out : again;
         if (!(s = y.fill(kPoisonByte, ev.stream)).ok()) return ev.gpu_fail(s, "poison"), result;
+        if (!(s = poison_shared_memory(kSharedPoison[run])).ok()) return ev.gpu_fail(s, "shared-memory poison"), result;
         s = ev.launch_call(x.ptr(), weights.ptr(), y.ptr(), ws.ptr());
         if (s.ok()) s = ev.sync();
         if (!s.ok()) {
@@ -512,7 +636,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
           result.expected = c.expected;
           result.got = c.got;
           ev.fail(c.not_written > 0 ? Verdict::kNotWritten : Verdict::kWrongResult,
-                  what + (run == 1 ? " (second run)" : "") + ": " + c.describe());
+                  what + (run == 1 ? " (second run)" : "") + ": " + c.describe() + shared_memory_hint(ref));
           return result;
         }
       }

@@ -39,6 +39,9 @@ class DeviceRunner {
 
  private:
   DeviceRunner() = default;
+  // Fills the shared memory every block could be given with `pattern`, on
+  // the evaluation stream, and waits for it.
+  Status poison_shared_memory(uint32_t pattern);
   DeviceInfo device_;
   bool context_lost_ = false;
   std::unique_ptr<Impl> impl_;

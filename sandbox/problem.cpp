@@ -184,6 +184,10 @@ uint16_t ProblemData::offset_bits(int64_t n, int64_t g) const {
   return v;
 }
 
+uint64_t verification_seed(uint64_t request_seed, int trial, Dataset dataset) {
+  return request_seed * 1000003ull + static_cast<uint64_t>(trial) * 17 + static_cast<uint64_t>(dataset);
+}
+
 void regenerate_x(ProblemData* data, Dataset dataset, uint64_t seed) {
   Rng rng(seed ^ 0x5851F42D4C957F2Dull);
   const int64_t K = data->shape.K;

@@ -73,6 +73,10 @@ struct ProblemData {
 
 // Deterministic in (shape, dataset, seed).
 ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed);
+// The data seed of one verification input set. An evaluation request carries
+// a fresh seed (drawn per evaluation unless the user fixes it), so no kernel
+// can be fitted to inputs it saw before.
+uint64_t verification_seed(uint64_t request_seed, int trial, Dataset dataset);
 // Fills only x anew (the weights stay), as between timing batches.
 void regenerate_x(ProblemData* data, Dataset dataset, uint64_t seed);
 

@@ -7,7 +7,7 @@ using nlohmann::json;
 json to_json(const EvalRequest& r) {
   json params = json::object();
   for (const auto& [k, v] : r.params) params[k] = v;
-  return json{{"op", "eval"}, {"source", r.source}, {"params", params},
+  return json{{"op", "eval"}, {"source", r.source}, {"baseline", r.baseline}, {"params", params},
               {"shape", {{"K", r.shape.K}, {"N", r.shape.N}, {"G", r.shape.G}}},
               {"seed", r.seed}, {"trials", r.trials}, {"time", r.time},
               {"time_batches", r.time_batches}, {"repetitions", r.repetitions},
@@ -17,7 +17,8 @@ json to_json(const EvalRequest& r) {
 Status eval_request_from_json(const json& j, EvalRequest* out) {
   EvalRequest r;
   try {
-    r.source = j.at("source").get<std::string>();
+    r.baseline = j.value("baseline", std::string());
+    r.source = r.baseline.empty() ? j.at("source").get<std::string>() : j.value("source", std::string());
     if (j.contains("params"))
       for (auto it = j["params"].begin(); it != j["params"].end(); ++it) r.params[it.key()] = it.value().get<int64_t>();
     const json& s = j.at("shape");

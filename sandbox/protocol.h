@@ -3,6 +3,7 @@
 // Requests (worker stdin):
 //   {"id": 1, "op": "eval", "source": "...", "params": {...}, "shape": {"K":..,"N":..,"G":..},
 //    "seed": 7, "trials": 2, "time": true, "time_batches": 2, "repetitions": 8}
+//   (or "baseline": "vendor-blas-fp16" instead of "source": a built-in peer)
 //   {"id": 2, "op": "device", "measure_bandwidth": true}
 //   {"id": 3, "op": "ping"}
 // Events (worker fd 3), any number of "stage" events, then one final event:
@@ -28,9 +29,16 @@ namespace kopt {
 
 constexpr size_t kMaxMessageBytes = 32 * 1024 * 1024;
 
+// The built-in baseline: the vendor's fp16 GEMV (cuBLAS) on weights
+// dequantised to fp16 at load time.
+inline constexpr const char* kVendorBlasBaseline = "vendor-blas-fp16";
+
 struct EvalRequest {
   std::string source;
   std::map<std::string, int64_t> params;
+  // Non-empty: evaluate this built-in baseline (kVendorBlasBaseline) instead
+  // of a source; verified and timed the same way.
+  std::string baseline;
   Shape shape;
   uint64_t seed = 1;      // every trial and timing batch derives its own seed from this
   int trials = 2;         // rounds over all datasets

@@ -40,7 +40,9 @@ EvalResult Sandbox::evaluate(const EvalRequest& request) {
   EvalResult r = worker_.evaluate(request);
   // Portability is recorded, not enforced here: a candidate that builds only
   // for NVIDIA keeps its verdict and is marked "not portable" (amd.compiled).
-  if (options_.amd_check && r.verdict != Verdict::kContractError && r.verdict != Verdict::kStaticRejected)
+  if (!request.baseline.empty())
+    r.amd.note = "not applicable: a library baseline";
+  else if (options_.amd_check && r.verdict != Verdict::kContractError && r.verdict != Verdict::kStaticRejected)
     r.amd = check_amd(request.source, request.params);
   else if (!options_.amd_check)
     r.amd.note = "not checked: disabled";

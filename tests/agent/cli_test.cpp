@@ -63,6 +63,30 @@ TEST(CliTest, MalformedShapesAreUsageErrors) {
   EXPECT_EQ(kopt_cli({"frobnicate"}).code, kExitUsage);
 }
 
+// A manifest is checked before any GPU work: a JSON list of shapes, each
+// with its generated file beside it.
+TEST(CliTest, BenchRefusesABadManifest) {
+  const std::string garbage = test::temp_path("manifest-garbage.json");
+  std::ofstream(garbage) << "{not json";
+  Outcome o = kopt_cli({"bench", "--shape", "5120x256", "--tuned", garbage});
+  EXPECT_EQ(o.code, kExitUsage) << o.output;
+  EXPECT_NE(o.output.find("not an export manifest"), std::string::npos) << o.output;
+  const std::string missing = test::temp_path("manifest-missing.json");
+  std::ofstream(missing) << R"([{"shape": "5120x255", "name": "naive", "params": {}}])";
+  o = kopt_cli({"bench", "--shape", "5120x256", "--tuned", missing});
+  EXPECT_EQ(o.code, kExitUsage) << o.output;
+  EXPECT_NE(o.output.find("cannot read"), std::string::npos) << o.output;
+  EXPECT_EQ(kopt_cli({"bench", "--shape", "5120x256", "--tuned", "/nonexistent/MANIFEST.json"}).code, kExitUsage);
+}
+
+// The shipped manifest and its generated files are readable as a column.
+TEST(CliTest, BenchAcceptsTheShippedManifest) {
+  std::string why;
+  if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU: the bench would run";
+  Outcome o = kopt_cli({"bench", "--suite", "contest", "--tuned", test::source_dir() + "/kernels/generated/MANIFEST.json"});
+  EXPECT_EQ(o.code, kExitNoDevice) << o.output;
+}
+
 TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
   std::string why;
   if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";

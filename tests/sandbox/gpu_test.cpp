@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
+#include <random>
 
 #include "sandbox/sandbox.h"
 #include "seeds/seeds.h"
@@ -147,6 +149,69 @@ TEST_F(GpuTest, CompileBombEndsWithinTheCompileLimit) {
   EvalResult r = run(adversarial("compile_bomb"), Shape{512, 1024, 64}, false, {}, /*compile_s=*/10);
   EXPECT_TRUE(r.verdict == Verdict::kTimeout || r.verdict == Verdict::kCompileError) << verdict_name(r.verdict) << ": " << r.message;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 40.0);
+}
+
+// Slots the kernel never writes hold NaN in the first run and 3.4e38 in the
+// second; a rerun with zeroed shared memory names the cause.
+TEST_F(GpuTest, RejectsReadsOfUninitialisedSharedMemory) {
+  EvalResult r = run(adversarial("uninitialised_shared"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
+  EXPECT_NE(r.message.find("reads shared memory it never wrote"), std::string::npos) << r.message;
+}
+
+// The kernel is fitted to the inputs of one seed. With that seed it passes
+// verification (so the overfitting is real); with the fresh seed every
+// evaluation draws, it is rejected.
+TEST_F(GpuTest, RejectsAKernelFittedToTheInputsOfOneSeed) {
+  const uint64_t fitted_seed = 20261122;  // the seed run() uses
+  const Shape shape{512, 1024, 64};
+  std::string fingerprints;
+  for (Dataset d : all_datasets()) {
+    ProblemData data = generate_problem(shape, d, verification_seed(fitted_seed, 0, d));
+    uint64_t f = 0;
+    std::memcpy(&f, data.x.data(), sizeof f);
+    fingerprints += (fingerprints.empty() ? "" : ", ") + std::to_string(f) + "ull";
+  }
+  std::string source = adversarial("specialised_to_seed");
+  const size_t at = source.find("@FINGERPRINTS@", source.find("seen[]"));
+  ASSERT_NE(at, std::string::npos);
+  source.replace(at, 14, fingerprints);
+
+  EvalResult fitted = run(source, shape);
+  EXPECT_EQ(fitted.verdict, Verdict::kOk) << fitted.message;
+
+  SandboxOptions o;
+  o.amd_check = false;
+  Sandbox sandbox(o);
+  EvalRequest fresh;
+  fresh.source = source;
+  fresh.shape = shape;
+  fresh.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  if (fresh.seed == fitted_seed) ++fresh.seed;
+  fresh.trials = 1;
+  fresh.time = false;
+  EvalResult r = sandbox.evaluate(fresh);
+  EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
+}
+
+// The peer column of `kopt bench --baselines`: cuBLAS on dequantised weights
+// passes the same verification and is timed the same way.
+TEST_F(GpuTest, VendorBlasBaselineVerifiesAndIsTimed) {
+  SandboxOptions o;
+  o.amd_check = false;
+  Sandbox sandbox(o);
+  EvalRequest r;
+  r.baseline = kVendorBlasBaseline;
+  r.shape = Shape{4096, 4096, 64};
+  r.seed = 7;
+  r.trials = 1;
+  EvalResult res = sandbox.evaluate(r);
+  ASSERT_EQ(res.verdict, Verdict::kOk) << res.message;
+  ASSERT_TRUE(res.timing.has_value());
+  EXPECT_GT(res.timing->median_us, 0);
+  EXPECT_NE(res.compile_flags.find("cuBLAS"), std::string::npos) << res.compile_flags;
+  r.baseline = "mystery-blas";
+  EXPECT_EQ(sandbox.evaluate(r).verdict, Verdict::kContractError);
 }
 
 TEST_F(GpuTest, UnsupportedShapeIsNotAFailure) {

@@ -25,6 +25,20 @@ TEST(ProtocolTest, EvalRequestRoundTrips) {
   EXPECT_FALSE(back.time);
 }
 
+TEST(ProtocolTest, BaselineRequestsNeedNoSource) {
+  EvalRequest r;
+  r.baseline = kVendorBlasBaseline;
+  r.shape = Shape{4096, 4096, 64};
+  EvalRequest back;
+  ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok());
+  EXPECT_EQ(back.baseline, kVendorBlasBaseline);
+  nlohmann::json j = nlohmann::json::parse(R"({"baseline": "vendor-blas-fp16", "shape": {"K": 64, "N": 8}})");
+  ASSERT_TRUE(eval_request_from_json(j, &back).ok());
+  EXPECT_TRUE(back.source.empty());
+  j = nlohmann::json::parse(R"({"baseline": 3, "shape": {"K": 64, "N": 8}})");
+  EXPECT_FALSE(eval_request_from_json(j, &back).ok());
+}
+
 TEST(ProtocolTest, MalformedRequestsAreErrors) {
   EvalRequest r;
   for (const char* text : {R"({})", R"({"source": 5, "shape": {"K": 64, "N": 1}})",
