@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# kopt and its peers in one session on one GPU: `kopt bench` (seeds, the
+# exported kernels of kernels/generated, the vendor BLAS baseline), then
+# PyTorch's cuBLAS fp16 and int4 kernels (bench/torch_peers.py), merged into
+# one table. Usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]}
+bin=${2:-build}
+mkdir -p "$out"
+"$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines \
+  --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt"
+python3 bench/torch_peers.py "$out/torch-peers.json" | tee "$out/torch-peers.txt"
+python3 bench/compare_peers.py "$out/kopt-bench.json" "$out/torch-peers.json" "$out/peers.md"
