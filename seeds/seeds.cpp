@@ -5,6 +5,7 @@ namespace embedded {
 extern const char* const kSeedNaive;
 extern const char* const kSeedVec;
 extern const char* const kSeedSplitK;
+extern const char* const kSeedDot;
 }  // namespace embedded
 
 const std::vector<Seed>& builtin_seeds() {
@@ -12,6 +13,7 @@ const std::vector<Seed>& builtin_seeds() {
       {"naive", embedded::kSeedNaive},
       {"vec", embedded::kSeedVec},
       {"splitk", embedded::kSeedSplitK},
+      {"dot", embedded::kSeedDot},
   };
   return seeds;
 }
