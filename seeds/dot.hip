@@ -1,13 +1,16 @@
 /* kopt:
 {
   "name": "dot",
-  "description": "Integer dot products: x converted once per block to 24-bit fixed point (one power-of-two scale per 32 values, so the conversion is exact to 2^-23 of the chunk's largest |x|) and split into three byte planes in shared memory; the nibbles are masked into bytes (even k: one AND, odd k: shift and AND) and multiplied by the planes with dp4a / v_dot4 (four products per instruction, int32 accumulation, exact); per 32 weights two int->float conversions, then scale and offset in fp32. About 9 instructions per 8 weights against vec's 19. Same packed layout, persistent warps and software pipeline as vec.",
+  "description": "Integer dot products: x converted once per block to 24-bit fixed point (one power-of-two scale per 32 values, so the conversion is exact to 2^-23 of the chunk's largest |x|) and split into three byte planes in shared memory; the nibbles are masked into bytes (even k: one AND, odd k: shift and AND) and multiplied by the planes with dp4a / v_dot4 (four products per instruction, int32 accumulation, exact); per 32 weights two int->float conversions, then scale and offset in fp32. About 9 instructions per 8 weights against vec's 19. Same packed layout, persistent warps and software pipeline as vec. SPLIT > 1 splits K over grid.y: each block converts and reads only its slice of x, writes partial sums to the workspace, and the last block to finish a tile of columns (an atomic ticket) adds the SPLIT partials in a fixed order: one launch, deterministic.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
-  "launches": [{"kernel": "gemv", "grid": ["min(cdiv(N, WARPS * (WARP / LPR) * ROWS), SMS * OCC)"],
-                "block": ["WARPS * WARP"], "shared_bytes": "(K / 32) * 112"}],
-  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "(K / 32) * 112 <= 49152"],
+  "launches": [{"kernel": "gemv",
+                "grid": ["min(cdiv(N, WARPS * (WARP / LPR) * ROWS), max(1, SMS * OCC / SPLIT))", "SPLIT"],
+                "block": ["WARPS * WARP"], "shared_bytes": "cdiv(K / 32, SPLIT) * 112"}],
+  "workspace_bytes": "SPLIT * N * 4 + cdiv(N, WARPS * (WARP / LPR) * ROWS) * 4",
+  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "cdiv(K / 32, SPLIT) * 112 <= 49152"],
   "params": {
+    "SPLIT":  {"values": [1, 2, 3, 4, 6, 8], "default": 1},
     "ROWS":   {"values": [1, 2, 4, 8], "default": 2},
     "WARPS":  {"values": [1, 2, 4, 8], "default": 8},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
@@ -79,15 +82,21 @@ KOPT_INLINE kopt_u32 byte_plane(const int* v, int shift) {
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                       float* __restrict__ y, float* __restrict__ ws, int K, int N, int G) {
   extern __shared__ kopt_u32 xs[];
+  __shared__ int last_of_tile;
   const int chunks = K / 32;  // 16-byte chunks per column
+  // This block's slice of K (all of it when SPLIT is 1).
+  const int per_split = (chunks + SPLIT - 1) / SPLIT;
+  const int c_begin = blockIdx.y * per_split;
+  const int c_end = min(chunks, c_begin + per_split);
   const int lane = threadIdx.x % KOPT_WARP_SIZE;
   const int warp = threadIdx.x / KOPT_WARP_SIZE;
   const int sub = lane / LPR, sl = lane % LPR;  // lane group and lane within it
-  // Persistent warps, as in vec: lane groups take groups of ROWS columns in
-  // turn; the x prologue is paid once per block.
+  // Persistent blocks, as in vec: a tile is the WARPS * groups_per_warp
+  // groups of ROWS columns a block covers at once; blocks take tiles in turn
+  // and pay the x prologue once.
   const int groups_per_warp = KOPT_WARP_SIZE / LPR;
+  const int groups_per_tile = WARPS * groups_per_warp;
   const int total_groups = (N + ROWS - 1) / ROWS;
-  const int stride = gridDim.x * WARPS * groups_per_warp;
   const __half2* so = packed_scale_offset(w, K, N);
   const int gshift = (G & (G - 1)) == 0 ? __ffs(G) - 1 : -1;
 
@@ -98,8 +107,8 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   Batch cur, next;
   int row0 = 0;
   const kopt_u8* rows[ROWS];
-  auto select_rows = [&](int group_base) {
-    row0 = (group_base + sub) * ROWS;
+  auto select_rows = [&](int group) {
+    row0 = group * ROWS;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r)
       // Columns past N read column N-1 (valid memory) and are not written.
@@ -109,7 +118,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   auto load_batch = [&](int c0, Batch& dst) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int c = min(c0 + u * LPR, chunks - 1);
+      const int c = min(c0 + u * LPR, c_end - 1);
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         dst.q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
@@ -117,23 +126,26 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
       }
     }
   };
-  int base = (blockIdx.x * WARPS + warp) * groups_per_warp;
-  if (base < total_groups) {
-    select_rows(base);
-    load_batch(sl, cur);
+  auto group_at = [&](int tile) { return tile * groups_per_tile + warp * groups_per_warp + sub; };
+  // The first weights are requested before the x prologue.
+  if (group_at(blockIdx.x) < total_groups) {
+    select_rows(group_at(blockIdx.x));
+    load_batch(c_begin + sl, cur);
   }
 
-  // Prologue: four consecutive threads hold one chunk (8 halves each). The
-  // chunk's exponent E is the largest fp16 exponent among its 32 values
-  // (shuffle max over the four), so X = x·2^(22−E) has |X| < 2^23 and is x
-  // exactly unless |x| < 2^(E−12); Σx is a shuffle sum in a fixed order.
-  const int xvecs = K / 8;
+  // Prologue over this block's slice: four consecutive threads hold one
+  // chunk (8 halves each). The chunk's exponent E is the largest fp16
+  // exponent among its 32 values (shuffle max over the four), so
+  // X = x·2^(22−E) has |X| < 2^23 and is x exactly unless |x| < 2^(E−12);
+  // Σx is a shuffle sum in a fixed order.
+  const int xvecs = (c_end - c_begin) * 4;
+  const uint4* xv_global = reinterpret_cast<const uint4*>(x) + c_begin * 4;
   for (int base_i = 0; base_i < xvecs; base_i += XLOADS * blockDim.x) {
     uint4 h[XLOADS];
 #pragma unroll
     for (int t = 0; t < XLOADS; ++t) {
       const int i = base_i + t * blockDim.x + threadIdx.x;
-      h[t] = i < xvecs ? reinterpret_cast<const uint4*>(x)[i] : make_uint4(0, 0, 0, 0);
+      h[t] = i < xvecs ? xv_global[i] : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int t = 0; t < XLOADS; ++t) {
@@ -141,20 +153,20 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
       const kopt_u32 hw[4] = {h[t].x, h[t].y, h[t].z, h[t].w};
       float v[8];
       float sum = 0.f;
-      kopt_u32 field = 1;  // subnormals and zeros scale like the smallest normal
+      int field = 1;  // subnormals and zeros scale like the smallest normal
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
         v[2 * e] = f.x;
         v[2 * e + 1] = f.y;
         sum += f.x + f.y;
-        field = max(field, max((hw[e] >> 10) & 0x1Fu, (hw[e] >> 26) & 0x1Fu));
+        field = max(field, (int)max((hw[e] >> 10) & 0x1Fu, (hw[e] >> 26) & 0x1Fu));
       }
       sum += kopt_shfl_xor(sum, 1);
       sum += kopt_shfl_xor(sum, 2);
-      field = max(field, (kopt_u32)kopt_shfl_xor((int)field, 1));
-      field = max(field, (kopt_u32)kopt_shfl_xor((int)field, 2));
-      const int E = (int)field - 15;
+      field = max(field, kopt_shfl_xor(field, 1));
+      field = max(field, kopt_shfl_xor(field, 2));
+      const int E = field - 15;
       const float to_fixed = __int_as_float((127 + 22 - E) << 23);  // 2^(22-E), exact
       int even[4], odd[4];
 #pragma unroll
@@ -176,47 +188,82 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   }
   __syncthreads();
 
-  // Whole warps iterate together (the shuffles need every lane).
-  for (; base < total_groups; base += stride) {
+  // Tiles: the loop condition is the same for the whole block (SPLIT > 1
+  // synchronises the block once per tile); a warp without columns in the
+  // last tile idles through it.
+  const int tiles = (total_groups + groups_per_tile - 1) / groups_per_tile;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const bool active = group_at(tile) < total_groups;
     float part[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
-    for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
-      if (c0 + LPR * UNROLL < chunks) load_batch(c0 + LPR * UNROLL, next);
+    if (active) {
+      for (int c0 = c_begin + sl; c0 < c_end; c0 += LPR * UNROLL) {
+        if (c0 + LPR * UNROLL < c_end) load_batch(c0 + LPR * UNROLL, next);
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const int c = c0 + u * LPR;
-        if (c >= chunks) break;
-        kopt_u32 p[24];
-        const uint4* xv = reinterpret_cast<const uint4*>(xs + c * XSTRIDE);
+        for (int u = 0; u < UNROLL; ++u) {
+          const int c = c0 + u * LPR;
+          if (c >= c_end) break;
+          kopt_u32 p[24];
+          const uint4* xv = reinterpret_cast<const uint4*>(xs + (c - c_begin) * XSTRIDE);
 #pragma unroll
-        for (int v = 0; v < 6; ++v) {
-          const uint4 f = xv[v];
-          p[4 * v] = f.x;
-          p[4 * v + 1] = f.y;
-          p[4 * v + 2] = f.z;
-          p[4 * v + 3] = f.w;
+          for (int v = 0; v < 6; ++v) {
+            const uint4 f = xv[v];
+            p[4 * v] = f.x;
+            p[4 * v + 1] = f.y;
+            p[4 * v + 2] = f.z;
+            p[4 * v + 3] = f.w;
+          }
+          // (Σx, 2^(E-22)) of the chunk
+          const float2 meta = reinterpret_cast<const float2*>(xs + (c - c_begin) * XSTRIDE + 24)[0];
+#pragma unroll
+          for (int r = 0; r < ROWS; ++r) {
+            const float2 sof = __half22float2(cur.so[u][r]);
+            // Σ x·(s·q + o) = s·Σ x·q + o·Σ x
+            part[r] += sof.x * (dot32(cur.q[u][r], p) * meta.y) + sof.y * meta.x;
+          }
         }
-        const float2 meta = reinterpret_cast<const float2*>(xs + c * XSTRIDE + 24)[0];  // (Σx, 2^(E-22))
+        cur = next;
+      }
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-          const float2 sof = __half22float2(cur.so[u][r]);
-          // Σ x·(s·q + o) = s·Σ x·q + o·Σ x
-          part[r] += sof.x * (dot32(cur.q[u][r], p) * meta.y) + sof.y * meta.x;
+      for (int r = 0; r < ROWS; ++r) {
+        float v = part[r];
+#pragma unroll
+        for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
+        if (sl == 0 && row0 + r < N) {
+          if (SPLIT == 1) y[row0 + r] = v;
+          else ws[(kopt_u64)blockIdx.y * N + row0 + r] = v;
         }
       }
-      cur = next;
+      // The next tile's first batch goes out before this one is finished.
+      if (tile + gridDim.x < tiles && group_at(tile + gridDim.x) < total_groups) {
+        select_rows(group_at(tile + gridDim.x));
+        load_batch(c_begin + sl, cur);
+      }
     }
+    if (SPLIT > 1) {
+      // The last of the SPLIT blocks to finish this tile adds the partials
+      // in slice order (deterministic) and rearms the tile's ticket.
+      int* tickets = reinterpret_cast<int*>(ws + (kopt_u64)SPLIT * N);
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        last_of_tile = atomicAdd(&tickets[tile], 1) == SPLIT - 1;
+        if (last_of_tile) tickets[tile] = 0;
+      }
+      __syncthreads();
+      if (last_of_tile) {
+        __threadfence();
+        const volatile float* partials = ws;  // written by other blocks: not from L1
+        const int first = tile * groups_per_tile * ROWS;
+        const int end = min(N, first + groups_per_tile * ROWS);
+        for (int n = first + threadIdx.x; n < end; n += blockDim.x) {
+          float v = 0.f;
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      float v = part[r];
-#pragma unroll
-      for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
-      if (sl == 0 && row0 + r < N) y[row0 + r] = v;
-    }
-    if (base + stride < total_groups) {
-      select_rows(base + stride);
-      load_batch(sl, cur);
+          for (int s = 0; s < SPLIT; ++s) v += partials[(kopt_u64)s * N + n];
+          y[n] = v;
+        }
+      }
     }
   }
 }

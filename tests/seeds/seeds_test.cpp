@@ -3,13 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "sandbox/candidate.h"
+#include "sandbox/static_checks.h"
 
 namespace kopt {
 namespace {
 
-TEST(SeedsTest, ThreeSeedsWithTunableParameters) {
-  ASSERT_GE(builtin_seeds().size(), 3u);
-  for (const char* name : {"naive", "vec", "splitk"}) {
+TEST(SeedsTest, FourSeedsWithTunableParameters) {
+  ASSERT_GE(builtin_seeds().size(), 4u);
+  for (const char* name : {"naive", "vec", "splitk", "dot"}) {
     const Seed* s = find_seed(name);
     ASSERT_NE(s, nullptr) << name;
     Candidate c;
@@ -27,6 +28,20 @@ TEST(SeedsTest, SeedsHaveTheirDistinctShapes) {
   EXPECT_TRUE(vec.spec.relayout.has_value());      // load-time re-layout
   EXPECT_EQ(splitk.spec.launches.size(), 2u);      // partial sums + reduction
   EXPECT_NE(splitk.spec.workspace_bytes, "0");
+}
+
+// Every seed passes the same static checks as any candidate.
+TEST(SeedsTest, SeedsPassTheStaticChecks) {
+  for (const auto& seed : builtin_seeds()) {
+    Candidate c;
+    ASSERT_TRUE(parse_candidate(seed.source, {}, &c).ok()) << seed.name;
+    std::vector<std::string> kernels;
+    for (const auto& l : c.spec.launches) kernels.push_back(l.kernel);
+    if (c.spec.relayout) kernels.push_back(c.spec.relayout->kernel);
+    std::string cleaned;
+    Status s = check_source(seed.source, kernels, &cleaned);
+    EXPECT_TRUE(s.ok()) << seed.name << ": " << s.message();
+  }
 }
 
 }  // namespace
