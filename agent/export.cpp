@@ -94,8 +94,8 @@ Status generate_kernel_source(const ExportedKernel& k, std::string* out) {
   for (const auto& [name, value] : c.params) s += fmt::format("#undef {}\n", name);
   // The entry the dispatch table points at.
   s += fmt::format(
-      "\nextern const KoptKernelEntry kopt_entry_{0} = {{{1}, {2}, {3}, \"{4}\", kopt_{0}::kopt_supported, "
-      "kopt_{0}::kopt_packed_bytes, kopt_{0}::kopt_workspace_bytes, kopt_{0}::kopt_relayout, kopt_{0}::kopt_gemv, {5}}};\n",
+      "\n#if KOPT_HOST_PASS\nextern const KoptKernelEntry kopt_entry_{0} = {{{1}, {2}, {3}, \"{4}\", kopt_{0}::kopt_supported, "
+      "kopt_{0}::kopt_packed_bytes, kopt_{0}::kopt_workspace_bytes, kopt_{0}::kopt_relayout, kopt_{0}::kopt_gemv, {5}}};\n#endif\n",
       k.symbol, k.K, k.N, k.G, c_string(c.spec.name + " " + params_to_json(c.params)), c.spec.relayout ? "true" : "false");
   *out = s;
   return Status();

@@ -24,6 +24,16 @@
 #define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
 #endif
 
+// 1 in the host compilation pass, 0 in a device pass. clang's HIP device pass
+// treats namespace-scope const objects with constant initialisers as device
+// constants, so the dispatch entries (host function pointers) and the tables
+// of them exist in the host pass only.
+#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)
+#define KOPT_HOST_PASS 0
+#else
+#define KOPT_HOST_PASS 1
+#endif
+
 // The shape and device a contract's expressions see.
 struct KoptShapeArgs {
   long long K, N, G;

@@ -15,6 +15,7 @@ KOPT_GENERIC_ENTRIES
 #undef KOPT_ENTRY
 #undef KOPT_GENERIC
 
+#if KOPT_HOST_PASS
 namespace {
 
 #define KOPT_ENTRY(entry) &entry,
@@ -83,7 +84,7 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
   w->description = kind + entry->description;
   unsigned char* blob = nullptr;
   auto cleanup = [&](int code) {
-    if (blob && blob != w->weights) hipFree(blob);
+    if (blob && blob != w->weights) (void)hipFree(blob);  // cleanup: the first error is the one reported
     kopt_w4a16_destroy(w);
     return code;
   };
@@ -98,7 +99,7 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
       return cleanup(gpu_fail(e, "allocating re-laid-out weights"));
     if ((e = entry->relayout(args, blob, w->weights, stream)) != hipSuccess) return cleanup(gpu_fail(e, "re-layout"));
     if ((e = hipStreamSynchronize(stream)) != hipSuccess) return cleanup(gpu_fail(e, "re-layout"));
-    hipFree(blob);
+    (void)hipFree(blob);
     blob = nullptr;
   } else {
     w->weights = blob;
@@ -122,8 +123,8 @@ int kopt_w4a16_gemv(const kopt_w4a16_weights* w, const void* x, float* y, void* 
 
 void kopt_w4a16_destroy(kopt_w4a16_weights* w) {
   if (!w) return;
-  if (w->weights) hipFree(w->weights);
-  if (w->workspace) hipFree(w->workspace);
+  if (w->weights) (void)hipFree(w->weights);
+  if (w->workspace) (void)hipFree(w->workspace);
   delete w;
 }
 
@@ -132,3 +133,5 @@ const char* kopt_w4a16_kernel(const kopt_w4a16_weights* w) { return w ? w->descr
 const char* kopt_w4a16_last_error(void) { return g_last_error.c_str(); }
 
 }  // extern "C"
+
+#endif  // KOPT_HOST_PASS

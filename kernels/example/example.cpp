@@ -32,7 +32,7 @@
 #define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
 #define hipGraph_t cudaGraph_t
 #define hipGraphExec_t cudaGraphExec_t
-#define hipGraphInstantiate(e, g) cudaGraphInstantiate(e, g, 0)
+#define hipGraphInstantiate(e, g, node, log, size) cudaGraphInstantiate(e, g, 0)
 #define hipGraphLaunch cudaGraphLaunch
 #define hipGraphExecDestroy cudaGraphExecDestroy
 #define hipGraphDestroy cudaGraphDestroy
@@ -147,7 +147,7 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes) {
   hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal);
   for (int c = 0; c < calls; ++c) kopt_w4a16_gemv(handles[c % copies], xs[c % copies], ys[c % copies], stream);
   hipStreamEndCapture(stream, &graph);
-  hipGraphInstantiate(&exec, graph);
+  hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0);
   hipEvent_t start, stop;
   hipEventCreate(&start);
   hipEventCreate(&stop);

@@ -67,4 +67,6 @@ hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 
 #undef WARPS
 
+#if KOPT_HOST_PASS
 extern const KoptKernelEntry kopt_entry_generic_naive = {0, 0, 0, "naive {\"WARPS\":4}", kopt_generic_naive::kopt_supported, kopt_generic_naive::kopt_packed_bytes, kopt_generic_naive::kopt_workspace_bytes, kopt_generic_naive::kopt_relayout, kopt_generic_naive::kopt_gemv, false};
+#endif

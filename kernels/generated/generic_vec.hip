@@ -99,6 +99,59 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   const int chunks = K / 32;  // 16-byte chunks per column
   float* xsum_s = xs + chunks * XSTRIDE;
   float* xcorr_s = xsum_s + chunks;
+  const int lane = threadIdx.x % KOPT_WARP_SIZE;
+  const int warp = threadIdx.x / KOPT_WARP_SIZE;
+  const int sub = lane / LPR, sl = lane % LPR;  // lane group and lane within it
+  // Persistent warps: each lane group takes groups of ROWS columns in turn,
+  // so the work ends evenly across the GPU (a launch is about one wave, and
+  // a ragged last wave costs as much as a full one). The x prologue is paid
+  // once per block.
+  const int groups_per_warp = KOPT_WARP_SIZE / LPR;
+  const int total_groups = (N + ROWS - 1) / ROWS;
+  const int stride = gridDim.x * WARPS * groups_per_warp;
+  const __half2* so = packed_scale_offset(w, K, N);
+  // Group index of a chunk: a shift when G is a power of two (it always is in
+  // practice), else a division.
+  const int gshift = (G & (G - 1)) == 0 ? __ffs(G) - 1 : -1;
+
+  // Software pipeline: the weights and the (scale, offset) pairs of the next
+  // UNROLL chunks are in flight while this batch is computed. Loading the
+  // pairs late would add a second memory latency to every batch.
+  struct Batch {
+    uint4 q[UNROLL][ROWS];
+    __half2 so[UNROLL][ROWS];
+  };
+  Batch cur, next;
+  int row0 = 0;
+  const kopt_u8* rows[ROWS];
+  auto select_rows = [&](int group_base) {
+    row0 = (group_base + sub) * ROWS;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+      // Columns past N read column N-1 (valid memory) and are not written,
+      // so every lane stays in the shuffles.
+      rows[r] = w + (kopt_u64)min(row0 + r, N - 1) * (K / 2);
+  };
+  auto group_of = [&](int c) { return gshift >= 0 ? (c * 32) >> gshift : (c * 32) / G; };
+  auto load_batch = [&](int c0, Batch& dst) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const int c = min(c0 + u * LPR, chunks - 1);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        dst.q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
+        dst.so[u][r] = so[(kopt_u64)min(row0 + r, N - 1) * (K / G) + group_of(c)];
+      }
+    }
+  };
+  // The first weights are requested before the x prologue, so their memory
+  // latency overlaps it.
+  int base = (blockIdx.x * WARPS + warp) * groups_per_warp;
+  if (base < total_groups) {
+    select_rows(base);
+    load_batch(sl, cur);
+  }
+
   // Prologue: 16-byte loads of x, XLOADS in flight per thread; four
   // consecutive threads hold one chunk (32 halves), so its two sums are a
   // 4-lane shuffle reduction, in a fixed order.
@@ -141,50 +194,11 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
   }
   __syncthreads();
 
-  const int lane = threadIdx.x % KOPT_WARP_SIZE;
-  const int warp = threadIdx.x / KOPT_WARP_SIZE;
-  const int sub = lane / LPR, sl = lane % LPR;  // lane group and lane within it
-  // Persistent warps: each lane group takes groups of ROWS columns in turn,
-  // so the work ends evenly across the GPU (a launch is about one wave, and
-  // a ragged last wave costs as much as a full one). The x prologue above is
-  // paid once per block.
-  const int groups_per_warp = KOPT_WARP_SIZE / LPR;
-  const int total_groups = (N + ROWS - 1) / ROWS;
-  const int stride = gridDim.x * WARPS * groups_per_warp;
-  const __half2* so = packed_scale_offset(w, K, N);
-
   // Whole warps iterate together (the shuffles need every lane).
-  for (int base = (blockIdx.x * WARPS + warp) * groups_per_warp; base < total_groups; base += stride) {
-    const int row0 = (base + sub) * ROWS;
+  for (; base < total_groups; base += stride) {
     float part[ROWS];
-    const kopt_u8* rows[ROWS];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      part[r] = 0.f;
-      // Columns past N read column N-1 (valid memory) and are not written,
-      // so every lane stays in the shuffles.
-      rows[r] = w + (kopt_u64)min(row0 + r, N - 1) * (K / 2);
-    }
-    // Software pipeline: the weights and the (scale, offset) pairs of the
-    // next UNROLL chunks are in flight while this batch is computed. Loading
-    // the pairs late would add a second memory latency to every batch.
-    struct Batch {
-      uint4 q[UNROLL][ROWS];
-      __half2 so[UNROLL][ROWS];
-    };
-    Batch cur, next;
-    auto load_batch = [&](int c0, Batch& dst) {
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const int c = min(c0 + u * LPR, chunks - 1);
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-          dst.q[u][r] = kopt_load_stream16(rows[r] + (kopt_u64)c * 16);
-          dst.so[u][r] = so[(kopt_u64)min(row0 + r, N - 1) * (K / G) + (c * 32) / G];
-        }
-      }
-    };
-    load_batch(sl, cur);
+    for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
     for (int c0 = sl; c0 < chunks; c0 += LPR * UNROLL) {
       if (c0 + LPR * UNROLL < chunks) load_batch(c0 + LPR * UNROLL, next);
 #pragma unroll
@@ -217,6 +231,11 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
 #pragma unroll
       for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
       if (sl == 0 && row0 + r < N) y[row0 + r] = v;
+    }
+    // The next group's first batch goes out before this warp's next turn.
+    if (base + stride < total_groups) {
+      select_rows(base + stride);
+      load_batch(sl, cur);
     }
   }
 }
@@ -256,4 +275,6 @@ hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef UNROLL
 #undef WARPS
 
+#if KOPT_HOST_PASS
 extern const KoptKernelEntry kopt_entry_generic_vec = {0, 0, 0, "vec {\"LPR\":32,\"OCC\":3,\"ROWS\":2,\"UNROLL\":1,\"WARPS\":8}", kopt_generic_vec::kopt_supported, kopt_generic_vec::kopt_packed_bytes, kopt_generic_vec::kopt_workspace_bytes, kopt_generic_vec::kopt_relayout, kopt_generic_vec::kopt_gemv, true};
+#endif

@@ -42,6 +42,13 @@ KOPT_INLINE float kopt_shfl_xor(float v, int lane_mask) {
   return __shfl_xor(v, lane_mask);
 #endif
 }
+KOPT_INLINE int kopt_shfl_xor(int v, int lane_mask) {
+#if defined(KOPT_NVIDIA)
+  return __shfl_xor_sync(KOPT_FULL_MASK, v, lane_mask);
+#else
+  return __shfl_xor(v, lane_mask);
+#endif
+}
 KOPT_INLINE float kopt_shfl_down(float v, unsigned delta) {
 #if defined(KOPT_NVIDIA)
   return __shfl_down_sync(KOPT_FULL_MASK, v, delta);
@@ -92,6 +99,28 @@ KOPT_INLINE kopt_u32 kopt_and_or(kopt_u32 a, kopt_u32 mask, kopt_u32 bits) {
   return d;
 #else
   return (a & mask) | bits;
+#endif
+}
+
+// Four-way 8-bit dot products with 32-bit accumulation, one instruction on
+// both platforms (dp4a on sm_61+, v_dot4_*_i8/u8 on gfx906):
+// c + Σ a.byte[i] * b.byte[i], bytes signed (s8) or unsigned (u8).
+KOPT_INLINE int kopt_dot4_s8(int a, int b, int c) {
+#if defined(KOPT_NVIDIA)
+  int d;
+  asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  return __builtin_amdgcn_sdot4(a, b, c, false);
+#endif
+}
+KOPT_INLINE kopt_u32 kopt_dot4_u8(kopt_u32 a, kopt_u32 b, kopt_u32 c) {
+#if defined(KOPT_NVIDIA)
+  kopt_u32 d;
+  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  return __builtin_amdgcn_udot4(a, b, c, false);
 #endif
 }
 
