@@ -21,7 +21,7 @@ def main():
     with open(sys.argv[2]) as f:
         torch_peers = {r["shape"]: r for r in json.load(f)["results"]}
     bw = bench["device"]["read_bandwidth_gbps"]
-    best, blas, order = {}, {}, []
+    best, blas, order, inexact = {}, {}, [], set()
     for r in bench["results"]:
         shape = r["shape"]
         if shape not in order:
@@ -31,6 +31,8 @@ def main():
         t = r["timing"]
         if r.get("column") == "vendor-blas-fp16":
             blas[shape] = t["median_us"]
+            if "misses the 1e-2 bound" in r.get("message", ""):
+                inexact.add(shape)
         elif shape not in best or t["median_us"] < best[shape][1]["median_us"]:
             best[shape] = (r.get("column", "?"), t)
     lines = [
@@ -56,15 +58,18 @@ def main():
         sums["blas"] += blas.get(shape, float("nan"))
         sums["tc"] += tp.get("cublas_fp16_us", float("nan"))
         sums["ti"] += tp.get("torch_int4_us", float("nan"))
-        cell = lambda v: f"{v:.2f}" if v is not None else "n/a"
+        cell = lambda v, mark="": f"{v:.2f}{mark}" if v is not None else "n/a"
         lines.append(
             f"| {shape} | {column} | {t['median_us']:.2f} | {t['gbps']:.0f} | {100 * t['fraction_of_read_bw']:.1f}% | "
-            f"{cell(blas.get(shape))} | {cell(tp.get('cublas_fp16_us'))} | {cell(tp.get('torch_int4_us'))} | "
+            f"{cell(blas.get(shape), ' †' if shape in inexact else '')} | {cell(tp.get('cublas_fp16_us'))} | {cell(tp.get('torch_int4_us'))} | "
             f"{'yes' if win else 'no'} |")
     lines.append(
         f"| **sum** | | **{sums['kopt']:.2f}** | | | {sums['blas']:.2f} | {sums['tc']:.2f} | {sums['ti']:.2f} | "
         f"{wins} of {len(order)} |")
     lines.append("")
+    if inexact:
+        lines.append("† the vendor BLAS baseline missed the 1e-2 bound on the outlier input set here (its weights "
+                     "are rounded to fp16); timed all the same, as a peer.")
     lines.append(f"Bandwidth floor (bytes / read bandwidth): {bench['floor_us']:.2f} µs; "
                  f"kopt reaches {100 * bench['floor_us'] / sums['kopt']:.1f}% of it.")
     text = "\n".join(lines) + "\n"

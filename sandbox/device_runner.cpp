@@ -582,6 +582,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
                : "";
   };
   const std::vector<Dataset> datasets = all_datasets();
+  std::string baseline_misses;  // a baseline's accuracy note (see below)
   for (int trial = 0; trial < req.trials; ++trial) {
     for (Dataset dataset : datasets) {
       const std::string what = std::string(dataset_name(dataset)) + " #" + std::to_string(trial + 1);
@@ -634,6 +635,14 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
       for (int run = 0; run < 2; ++run) {
         Comparison c = compare_output(ref, run == 0 ? out.data() : again.data(), Tolerance{});
         result.max_abs_error = std::max(result.max_abs_error, c.max_abs_error);
+        // A baseline is a peer, not a candidate: its fp16-rounded weights
+        // (2^-11 relative) times an outlier of x (up to 128) can miss the
+        // bound by a little. That is its accuracy, recorded, not a reason
+        // to leave it out of the comparison; every other check still ends it.
+        if (!c.ok && !req.baseline.empty() && dataset == Dataset::kOutliers && c.not_written == 0) {
+          if (baseline_misses.empty()) baseline_misses = "; misses the 1e-2 bound on " + what + ": " + c.describe();
+          continue;
+        }
         if (!c.ok) {
           result.first_bad_index = c.first_bad;
           result.expected = c.expected;
@@ -817,7 +826,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   result.device = device_;
   result.verdict = Verdict::kOk;
   result.message = "verified on " + std::to_string(req.trials * static_cast<int>(datasets.size())) +
-                   " input sets and " + std::to_string(req.time_batches) + " timed batches";
+                   " input sets and " + std::to_string(req.time_batches) + " timed batches" + baseline_misses;
   return result;
 }
 

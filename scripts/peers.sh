@@ -9,6 +9,7 @@ out=${1:?usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]}
 bin=${2:-build}
 mkdir -p "$out"
 "$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines \
-  --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt"
+  --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt" ||
+  echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
 python3 bench/torch_peers.py "$out/torch-peers.json" | tee "$out/torch-peers.txt"
 python3 bench/compare_peers.py "$out/kopt-bench.json" "$out/torch-peers.json" "$out/peers.md"
