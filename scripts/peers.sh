@@ -13,3 +13,8 @@ mkdir -p "$out"
   echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
 python3 bench/torch_peers.py "$out/torch-peers.json" | tee "$out/torch-peers.txt"
 python3 bench/compare_peers.py "$out/kopt-bench.json" "$out/torch-peers.json" "$out/peers.md"
+# The shipped library (when built) against the tuned column just measured.
+example=${KOPT_EXAMPLE:-$bin/kopt_w4a16_example}
+if [ -x "$example" ]; then
+  python3 bench/library_vs_bench.py "$out/kopt-bench.json" "$example" "$out/library-vs-bench.md"
+fi

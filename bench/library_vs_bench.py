@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The shipped library against `kopt bench` for the same kernels.
+
+Usage: library_vs_bench.py KOPT_BENCH.json EXAMPLE_BINARY [OUT.md]
+
+KOPT_BENCH.json comes from `kopt bench --tuned kernels/generated/MANIFEST.json
+--json ...` (scripts/peers.sh writes one); its "tuned" column timed the
+exported sources through the sandbox (NVRTC, graph replay). The example
+program (kernels/example) times the same kernels compiled ahead of time into
+the static library, with the same method. Each shape runs in a fresh process:
+timing shapes one after another in one process made the later ones slower
+by about 0.4 µs per kernel launch, whatever the kernel (see PERFORMANCE.md).
+"""
+import json
+import re
+import subprocess
+import sys
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    with open(sys.argv[1]) as f:
+        bench = json.load(f)
+    tuned = {r["shape"]: r["timing"]["median_us"] for r in bench["results"]
+             if r.get("column") == "tuned" and r.get("verdict") == "ok" and "timing" in r}
+    lines = ["| shape | kopt bench (tuned) µs | library µs | difference | library kernel |", "|---|---|---|---|---|"]
+    worst = 0.0
+    for shape, bench_us in tuned.items():
+        out = subprocess.run([sys.argv[2], shape], capture_output=True, text=True, timeout=120).stdout
+        m = re.search(r"\bok\s+([\d.]+) us\s+max err \S+\s+(.*)", out)
+        if not m:
+            lines.append(f"| {shape} | {bench_us:.2f} | failed | | {out.strip()[:80]} |")
+            worst = float("inf")
+            continue
+        lib_us = float(m.group(1))
+        diff = 100 * (lib_us / bench_us - 1)
+        worst = max(worst, abs(diff))
+        lines.append(f"| {shape} | {bench_us:.2f} | {lib_us:.2f} | {diff:+.1f}% | {m.group(2)} |")
+    lines.append("")
+    lines.append(f"Largest difference: {worst:.1f}%.")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
