@@ -149,6 +149,26 @@ int run_export(const ExportCommand& cmd) {
                    row.candidate.id, verdict_name(r.verdict), r.message);
         continue;
       }
+      // Shipped kernels must build for gfx906 without scratch. Where this
+      // machine cannot check (no clang-15 + ROCm device libraries), say so:
+      // `kopt check-amd --db` on a machine that can, then export again.
+      if (r.amd.checked && (!r.amd.compiled || r.amd.scratch_bytes > 0)) {
+        fmt::print(stderr, "{}: candidate {} needs gfx906 scratch or does not build there; trying the next\n",
+                   shape.name(), row.candidate.id);
+        continue;
+      }
+      // This machine may lack the toolchain while the database already
+      // holds the check (`kopt check-amd --db`): best() has then excluded
+      // what may not ship, and the recorded resources stand.
+      if (!r.amd.checked) {
+        nlohmann::json details = nlohmann::json::parse(row.evaluation.details_json, nullptr, false);
+        if (details.is_object() && details.contains("amd") && details["amd"].is_object())
+          r.amd = amd_resources_from_json(details["amd"]);
+      }
+      if (!r.amd.checked)
+        fmt::print(stderr, "{}: candidate {}: gfx906 not checked here ({}); run `kopt check-amd --db` where the "
+                           "toolchain is, then export again\n",
+                   shape.name(), row.candidate.id, r.amd.note);
       ExportedKernel k;
       k.symbol = fmt::format("k{}x{}_g{}", shape.K, shape.N, shape.G);
       k.K = shape.K;
