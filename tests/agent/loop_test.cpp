@@ -104,7 +104,7 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   std::vector<WeightedProposer> proposers;
   proposers.push_back({std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co), 1.0, 2.0), 1.0});
   LoopOptions o;
-  o.budget = 3 + 2;  // the seeds, the broken kernel, the fast one
+  o.budget = static_cast<int64_t>(builtin_seeds().size()) + 2;  // the seeds, the broken kernel, the fast one
   o.batch = 2;
   o.seed = 1;
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
