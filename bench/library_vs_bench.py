@@ -7,9 +7,10 @@ KOPT_BENCH.json comes from `kopt bench --tuned kernels/generated/MANIFEST.json
 --json ...` (scripts/peers.sh writes one); its "tuned" column timed the
 exported sources through the sandbox (NVRTC, graph replay). The example
 program (kernels/example) times the same kernels compiled ahead of time into
-the static library, with the same method. Each shape runs in a fresh process:
-timing shapes one after another in one process made the later ones slower
-by about 0.4 µs per kernel launch, whatever the kernel (see PERFORMANCE.md).
+the static library, with the same method. Each shape runs in a fresh process,
+so that nothing one shape leaves behind can touch the next (an earlier
+example that left a stream and events behind per shape slowed every later
+shape by ~0.4 µs per launch; see PERFORMANCE.md).
 """
 import json
 import re

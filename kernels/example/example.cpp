@@ -38,6 +38,8 @@
 #define hipGraphDestroy cudaGraphDestroy
 #define hipEvent_t cudaEvent_t
 #define hipEventCreate cudaEventCreate
+#define hipEventDestroy cudaEventDestroy
+#define hipStreamDestroy cudaStreamDestroy
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
 #define hipEventElapsedTime cudaEventElapsedTime
@@ -64,7 +66,7 @@ bool check(int rc, const char* what) {
 }
 
 // Returns false when the shape fails the accuracy check.
-bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes) {
+bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
   const size_t qn = static_cast<size_t>(s.N) * (s.K / 2), gn = static_cast<size_t>(s.N) * (s.K / s.G);
   std::vector<unsigned char> q(qn);
   std::vector<__half> scales(gn), offsets(gn), x(s.K);
@@ -102,8 +104,6 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes) {
   hipMemcpy(ds, scales.data(), gn * 2, hipMemcpyHostToDevice);
   hipMemcpy(dofs, offsets.data(), gn * 2, hipMemcpyHostToDevice);
   hipMemcpy(dx, x.data(), s.K * 2, hipMemcpyHostToDevice);
-  hipStream_t stream;
-  hipStreamCreate(&stream);
 
   // Enough copies of the weights that the calls stream from memory, not L2.
   const double bytes = qn + 4.0 * gn + 2.0 * s.K + 4.0 * s.N;
@@ -178,6 +178,8 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes) {
   }
   hipGraphExecDestroy(exec);
   hipGraphDestroy(graph);
+  hipEventDestroy(start);
+  hipEventDestroy(stop);
   hipFree(dq);
   hipFree(ds);
   hipFree(dofs);
@@ -208,7 +210,11 @@ int main(int argc, char** argv) {
   hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, 0);
   std::mt19937_64 rng(20261122);
   int failures = 0;
-  for (const auto& s : shapes) failures += run_shape(s, rng, l2) ? 0 : 1;
+  // One stream for the whole program, as an engine has.
+  hipStream_t stream;
+  hipStreamCreate(&stream);
+  for (const auto& s : shapes) failures += run_shape(s, rng, l2, stream) ? 0 : 1;
+  hipStreamDestroy(stream);
   std::printf("%d of %zu shapes failed the 1e-2 check\n", failures, shapes.size());
   return failures == 0 ? 0 : 1;
 }
