@@ -326,6 +326,8 @@ struct Evaluation {
   std::function<Status(const void* x, const void* w, void* y)> baseline_call;
   hipFunction_t relayout = nullptr;
   bool fault = false;
+  // Records the stage reached and reports it to the orchestrator.
+  std::function<void(const std::string&)> enter;
 
   Evaluation(const EvalRequest& r, const DeviceInfo& d, hipStream_t s, EvalResult& out)
       : request(r), device(d), stream(s), result(out) {}
@@ -377,6 +379,108 @@ struct Evaluation {
   }
 };
 
+// The vendor BLAS baseline: a built-in dequantisation to fp16 is its
+// load-time re-layout, the library's GEMV its call.
+bool prepare_baseline(Evaluation& ev, DeviceRunner::Impl& impl) {
+  ev.enter("load");
+  if (ev.request.baseline != kVendorBlasBaseline)
+    return ev.fail(Verdict::kContractError, "unknown baseline '" + ev.request.baseline + "'");
+  Status bs = validate_shape(ev.request.shape);
+  if (!bs.ok()) return ev.fail(Verdict::kContractError, bs.message());
+  if (!impl.blas) {
+    std::string why;
+    impl.blas = VendorBlas::create(impl.stream.stream, &why);
+    if (!impl.blas) return ev.fail(Verdict::kInternalError, why);
+  }
+  RtcOutput compiled;
+  bs = rtc_compile(assemble_source(kDequantizeKernel), impl.base_options, &compiled);
+  if (!bs.ok() || !compiled.compiled)
+    return ev.fail(Verdict::kInternalError,
+                   "the dequantisation kernel does not compile: " + (bs.ok() ? compiled.log : bs.message()));
+  if (hipModuleLoadData(&ev.module.module, compiled.code.data()) != hipSuccess ||
+      hipModuleGetFunction(&ev.relayout, ev.module.module, "kopt_dequantize_fp16") != hipSuccess)
+    return ev.fail(Verdict::kInternalError, "cannot load the dequantisation kernel");
+  const int64_t K = ev.request.shape.K, N = ev.request.shape.N;
+  ResolvedLaunch dequantize;
+  dequantize.kernel = "kopt_dequantize_fp16";
+  dequantize.grid = {static_cast<uint32_t>((N * (K / 2) + 255) / 256), 1, 1};
+  dequantize.block = {256, 1, 1};
+  ev.plan.relayout = dequantize;
+  ev.plan.packed_bytes = N * K * 2;
+  ev.result.candidate_key = ev.request.baseline;
+  ev.result.compile_flags = impl.blas->version();
+  VendorBlas* blas = impl.blas.get();
+  ev.baseline_call = [blas, K, N](const void* x, const void* w, void* y) {
+    return blas->gemv(w, x, y, static_cast<int>(K), static_cast<int>(N));
+  };
+  return true;
+}
+
+// A candidate: contract and plan, static checks, compile, scan, load, bind.
+// Returns false with the verdict in ev.result.
+bool prepare_candidate(Evaluation& ev, DeviceRunner::Impl& impl, const DeviceInfo& device) {
+  // Contract and plan.
+  ev.enter("contract");
+  Status s = validate_shape(ev.request.shape);
+  if (!s.ok()) return ev.fail(Verdict::kContractError, s.message());
+  s = parse_candidate(ev.request.source, ev.request.params, &ev.candidate);
+  if (!s.ok()) return ev.fail(Verdict::kContractError, s.message());
+  ev.result.candidate_key = candidate_key(ev.candidate);
+  DeviceLimits limits{device.warp_size, device.multiprocessors, device.max_threads_per_block,
+                      device.max_shared_bytes};
+  s = plan_launches(ev.candidate, ev.request.shape, limits, &ev.plan);
+  if (!s.ok()) return ev.fail(Verdict::kContractError, s.message());
+  if (!ev.plan.supported) return ev.fail(Verdict::kUnsupportedShape, ev.plan.unsupported_reason);
+
+  // Static checks on the source.
+  ev.enter("static");
+  std::vector<std::string> kernels;
+  for (const auto& l : ev.candidate.spec.launches) kernels.push_back(l.kernel);
+  if (ev.candidate.spec.relayout) kernels.push_back(ev.candidate.spec.relayout->kernel);
+  std::string cleaned;
+  s = check_source(ev.request.source, kernels, &cleaned);
+  if (!s.ok()) return ev.fail(Verdict::kStaticRejected, s.message());
+
+  // Compile, scan the code, load.
+  ev.enter("compile");
+  std::vector<std::string> options = impl.base_options;
+  for (const auto& d : parameter_defines(ev.candidate)) options.push_back(d);
+  for (const auto& o : options) ev.result.compile_flags += (ev.result.compile_flags.empty() ? "" : " ") + o;
+  RtcOutput compiled;
+  s = rtc_compile(assemble_source(cleaned), options, &compiled);
+  ev.result.log = compiled.log.substr(0, 16384);
+  const std::string& code = compiled.code;
+  if (!s.ok()) return ev.fail(Verdict::kInternalError, s.message());
+  if (!compiled.compiled) return ev.fail(Verdict::kCompileError, "does not compile for " + device.arch);
+#if defined(KOPT_PLATFORM_NVIDIA)
+  s = check_no_matrix_instructions(code);
+  if (!s.ok()) return ev.fail(Verdict::kStaticRejected, s.message());
+#endif
+  ev.enter("load");
+  hipError_t e = hipModuleLoadData(&ev.module.module, code.data());
+  if (e != hipSuccess) return ev.fail(Verdict::kCompileError, std::string("module load failed: ") + hipGetErrorString(e));
+  auto bind = [&](const std::string& name, hipFunction_t* f) {
+    if (hipModuleGetFunction(f, ev.module.module, name.c_str()) != hipSuccess)
+      return ev.fail(Verdict::kContractError, "kernel '" + name + "' not found in the compiled code");
+    int regs = 0, local = 0, shared = 0;
+    // Resources are recorded, not required: a failed query leaves 0.
+    (void)hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
+    (void)hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
+    (void)hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
+    ev.result.nvidia.checked = true;
+    ev.result.nvidia.registers = std::max(ev.result.nvidia.registers, regs);
+    ev.result.nvidia.local_bytes = std::max(ev.result.nvidia.local_bytes, local);
+    ev.result.nvidia.static_shared_bytes = std::max(ev.result.nvidia.static_shared_bytes, shared);
+    return true;
+  };
+  for (const auto& l : ev.plan.launches) {
+    BoundLaunch b{nullptr, l};
+    if (!bind(l.kernel, &b.function)) return false;
+    ev.call.push_back(b);
+  }
+  return !ev.plan.relayout || bind(ev.plan.relayout->kernel, &ev.relayout);
+}
+
 }  // namespace
 
 EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& stage) {
@@ -394,135 +498,11 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     result.stage = s;
     if (stage) stage(s);
   };
+  ev.enter = enter;
 
-  // The vendor BLAS baseline: a built-in dequantisation to fp16 is its
-  // load-time re-layout, the library's GEMV its call.
-  auto prepare_baseline = [&]() -> bool {
-    enter("load");
-    if (req.baseline != kVendorBlasBaseline)
-      return ev.fail(Verdict::kContractError, "unknown baseline '" + req.baseline + "'");
-    Status bs = validate_shape(req.shape);
-    if (!bs.ok()) return ev.fail(Verdict::kContractError, bs.message());
-    if (!impl_->blas) {
-      std::string why;
-      impl_->blas = VendorBlas::create(impl_->stream.stream, &why);
-      if (!impl_->blas) return ev.fail(Verdict::kInternalError, why);
-    }
-    RtcOutput compiled;
-    bs = rtc_compile(assemble_source(kDequantizeKernel), impl_->base_options, &compiled);
-    if (!bs.ok() || !compiled.compiled)
-      return ev.fail(Verdict::kInternalError,
-                     "the dequantisation kernel does not compile: " + (bs.ok() ? compiled.log : bs.message()));
-    if (hipModuleLoadData(&ev.module.module, compiled.code.data()) != hipSuccess ||
-        hipModuleGetFunction(&ev.relayout, ev.module.module, "kopt_dequantize_fp16") != hipSuccess)
-      return ev.fail(Verdict::kInternalError, "cannot load the dequantisation kernel");
-    const int64_t K = req.shape.K, N = req.shape.N;
-    ResolvedLaunch dequantize;
-    dequantize.kernel = "kopt_dequantize_fp16";
-    dequantize.grid = {static_cast<uint32_t>((N * (K / 2) + 255) / 256), 1, 1};
-    dequantize.block = {256, 1, 1};
-    ev.plan.relayout = dequantize;
-    ev.plan.packed_bytes = N * K * 2;
-    result.candidate_key = req.baseline;
-    result.compile_flags = impl_->blas->version();
-    VendorBlas* blas = impl_->blas.get();
-    ev.baseline_call = [blas, K, N](const void* x, const void* w, void* y) {
-      return blas->gemv(w, x, y, static_cast<int>(K), static_cast<int>(N));
-    };
-    return true;
-  };
+  const bool prepared = req.baseline.empty() ? prepare_candidate(ev, *impl_, device_) : prepare_baseline(ev, *impl_);
+  if (!prepared) return result;
   Status s;
-  if (!req.baseline.empty()) {
-    if (!prepare_baseline()) return result;
-  } else {
-    // Contract and plan.
-    enter("contract");
-    s = validate_shape(req.shape);
-    if (!s.ok()) {
-      ev.fail(Verdict::kContractError, s.message());
-      return result;
-    }
-    s = parse_candidate(req.source, req.params, &ev.candidate);
-    if (!s.ok()) {
-      ev.fail(Verdict::kContractError, s.message());
-      return result;
-    }
-    result.candidate_key = candidate_key(ev.candidate);
-    DeviceLimits limits{device_.warp_size, device_.multiprocessors, device_.max_threads_per_block,
-                        device_.max_shared_bytes};
-    s = plan_launches(ev.candidate, req.shape, limits, &ev.plan);
-    if (!s.ok()) {
-      ev.fail(Verdict::kContractError, s.message());
-      return result;
-    }
-    if (!ev.plan.supported) {
-      ev.fail(Verdict::kUnsupportedShape, ev.plan.unsupported_reason);
-      return result;
-    }
-
-    // Static checks on the source.
-    enter("static");
-    std::vector<std::string> kernels;
-    for (const auto& l : ev.candidate.spec.launches) kernels.push_back(l.kernel);
-    if (ev.candidate.spec.relayout) kernels.push_back(ev.candidate.spec.relayout->kernel);
-    std::string cleaned;
-    s = check_source(req.source, kernels, &cleaned);
-    if (!s.ok()) {
-      ev.fail(Verdict::kStaticRejected, s.message());
-      return result;
-    }
-
-    // Compile, scan the code, load.
-    enter("compile");
-    std::vector<std::string> options = impl_->base_options;
-    for (const auto& d : parameter_defines(ev.candidate)) options.push_back(d);
-    for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
-    RtcOutput compiled;
-    s = rtc_compile(assemble_source(cleaned), options, &compiled);
-    result.log = compiled.log.substr(0, 16384);
-    const std::string& code = compiled.code;
-    if (!s.ok()) {
-      ev.fail(Verdict::kInternalError, s.message());
-      return result;
-    }
-    if (!compiled.compiled) {
-      ev.fail(Verdict::kCompileError, "does not compile for " + device_.arch);
-      return result;
-    }
-  #if defined(KOPT_PLATFORM_NVIDIA)
-    s = check_no_matrix_instructions(code);
-    if (!s.ok()) {
-      ev.fail(Verdict::kStaticRejected, s.message());
-      return result;
-    }
-  #endif
-    enter("load");
-    hipError_t e = hipModuleLoadData(&ev.module.module, code.data());
-    if (e != hipSuccess) {
-      ev.fail(Verdict::kCompileError, std::string("module load failed: ") + hipGetErrorString(e));
-      return result;
-    }
-    auto bind = [&](const std::string& name, hipFunction_t* f) {
-      if (hipModuleGetFunction(f, ev.module.module, name.c_str()) != hipSuccess)
-        return ev.fail(Verdict::kContractError, "kernel '" + name + "' not found in the compiled code");
-      int regs = 0, local = 0, shared = 0;
-      // Resources are recorded, not required: a failed query leaves 0.
-      (void)hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
-      (void)hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
-      (void)hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
-      result.nvidia.checked = true;
-      result.nvidia.registers = std::max(result.nvidia.registers, regs);
-      result.nvidia.local_bytes = std::max(result.nvidia.local_bytes, local);
-      result.nvidia.static_shared_bytes = std::max(result.nvidia.static_shared_bytes, shared);
-      return true;
-    };
-    for (const auto& l : ev.plan.launches) {
-      BoundLaunch b{nullptr, l};
-      if (!bind(l.kernel, &b.function)) return result;
-      ev.call.push_back(b);
-    }
-    if (ev.plan.relayout && !bind(ev.plan.relayout->kernel, &ev.relayout)) return result;
-  }
 
   const Shape& shape = req.shape;
   const CanonicalLayout layout = CanonicalLayout::of(shape);
