@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
 
   kopt::BenchCommand bench;
   uint64_t bench_seed = 0;
-  auto* bench_cmd = app.add_subcommand("bench", "Verify and time every seed kernel on every shape");
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Verify and time every seed kernel (and optionally the exported kernels and the vendor BLAS peer) on every shape");
   bench_cmd->add_option("--suite", bench.suite, "named shape suite: contest");
   bench_cmd->add_option("--shape", bench.shapes, "KxN; repeatable");
   bench_cmd->add_option("--group", bench.group, "group size G")->default_val(64);
