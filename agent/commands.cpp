@@ -11,6 +11,7 @@
 #include "sandbox/candidate.h"
 #include "sandbox/problem.h"
 #include "sandbox/sandbox.h"
+#include "agent/export.h"
 #include "agent/proposer.h"
 #include "db/database.h"
 #include "seeds/seeds.h"
@@ -129,7 +130,6 @@ Status read_manifest(const std::string& path, BenchColumn* column) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_array()) return Status::error(path + " is not an export manifest (a JSON array)");
   const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  const std::string begin = "// ---- candidate source ----\n", end = "\n// ---- end of candidate source ----";
   for (const auto& e : j) {
     if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string())
       return Status::error(path + ": every entry needs a \"shape\"");
@@ -141,13 +141,11 @@ Status read_manifest(const std::string& path, BenchColumn* column) {
         if (!it.value().is_number_integer()) return Status::error(path + ": parameters must be integers");
         params[it.key()] = it.value().get<int64_t>();
       }
-    const std::string file = fmt::format("{}/k{}x{}_g{}.hip", dir, shape[0].K, shape[0].N, shape[0].G);
-    std::string generated;
+    const std::string file = dir + "/" + tuned_kernel_symbol(shape[0]) + ".hip";
+    std::string generated, source;
     KOPT_RETURN_IF_ERROR(read_text_file(file, &generated));
-    const size_t b = generated.find(begin), en = generated.find(end);
-    if (b == std::string::npos || en == std::string::npos || en < b)
-      return Status::error(file + " has no candidate-source section; export again");
-    column->tuned[shape[0].name()] = {generated.substr(b + begin.size(), en - b - begin.size()), params};
+    if (Status s = embedded_candidate_source(generated, &source); !s.ok()) return Status::error(file + ": " + s.message());
+    column->tuned[shape[0].name()] = {source, params};
   }
   return Status();
 }

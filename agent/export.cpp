@@ -47,6 +47,23 @@ Status write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+// The markers around the candidate's own source in a generated file.
+constexpr const char* kSourceBegin = "// ---- candidate source ----\n";
+constexpr const char* kSourceEnd = "\n// ---- end of candidate source ----\n";
+
+std::string tuned_kernel_symbol(const Shape& shape) {
+  return fmt::format("k{}x{}_g{}", shape.K, shape.N, shape.G);
+}
+
+Status embedded_candidate_source(const std::string& generated, std::string* source) {
+  const size_t b = generated.find(kSourceBegin);
+  const size_t e = b == std::string::npos ? b : generated.find(kSourceEnd, b);
+  if (e == std::string::npos) return Status::error("no candidate-source section; export again");
+  const size_t from = b + std::char_traits<char>::length(kSourceBegin);
+  *source = generated.substr(from, e - from);
+  return Status();
+}
+
 Status generate_kernel_source(const ExportedKernel& k, std::string* out) {
   const Candidate& c = k.candidate;
   std::vector<std::string> kernels;
@@ -62,7 +79,7 @@ Status generate_kernel_source(const ExportedKernel& k, std::string* out) {
     if (std::find(unique_kernels.begin(), unique_kernels.end(), name) == unique_kernels.end()) unique_kernels.push_back(name);
   // Entry points get unique C names; helpers live in the namespace.
   for (const auto& name : unique_kernels) s += fmt::format("#define {} kopt_{}_{}\n", name, k.symbol, name);
-  s += fmt::format("\nnamespace kopt_{} {{\n// ---- candidate source ----\n{}\n// ---- end of candidate source ----\n", k.symbol, cleaned);
+  s += fmt::format("\nnamespace kopt_{} {{\n{}{}{}", k.symbol, kSourceBegin, cleaned, kSourceEnd);
   for (const auto& name : unique_kernels) s += fmt::format("#undef {}\n", name);
   auto kernel = [&](const std::string& name) { return fmt::format("kopt_{}_{}", k.symbol, name); };
   // Host side: the launch contract, evaluated for the actual shape and device.
@@ -170,7 +187,7 @@ int run_export(const ExportCommand& cmd) {
                            "toolchain is, then export again\n",
                    shape.name(), row.candidate.id, r.amd.note);
       ExportedKernel k;
-      k.symbol = fmt::format("k{}x{}_g{}", shape.K, shape.N, shape.G);
+      k.symbol = tuned_kernel_symbol(shape);
       k.K = shape.K;
       k.N = shape.N;
       k.G = shape.G;

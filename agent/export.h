@@ -30,6 +30,13 @@ struct ExportedKernel {
   int64_t K = 0, N = 0, G = 0;  // 0: generic (any shape the contract supports)
 };
 
+// The symbol (and file name stem) of a shape's tuned kernel: k7168x9216_g64.
+std::string tuned_kernel_symbol(const Shape& shape);
+// The candidate's source as embedded in a generated file, exactly as
+// evaluated (what `kopt bench --tuned` times); an error where the file has
+// no candidate-source section.
+Status embedded_candidate_source(const std::string& generated, std::string* source);
+
 // The generated HIP source: the kernels in their own namespace with renamed
 // entry points, and host launch code evaluating the contract's expressions.
 Status generate_kernel_source(const ExportedKernel& k, std::string* out);

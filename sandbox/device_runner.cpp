@@ -102,6 +102,18 @@ struct Event {
   }
 };
 
+// One of kopt's own kernels (not a candidate): compiled with `options`,
+// loaded into `module`, its entry point `name` found.
+Status load_builtin_kernel(const char* source, const char* name, const std::vector<std::string>& options,
+                           Module* module, hipFunction_t* function) {
+  RtcOutput compiled;
+  KOPT_RETURN_IF_ERROR(rtc_compile(assemble_source(source), options, &compiled));
+  if (!compiled.compiled) return Status::error(std::string("kopt's kernel ") + name + " does not compile: " + compiled.log);
+  KOPT_GPU_CHECK(hipModuleLoadData(&module->module, compiled.code.data()));
+  KOPT_GPU_CHECK(hipModuleGetFunction(function, module->module, name));
+  return Status();
+}
+
 struct BoundLaunch {
   hipFunction_t function;
   ResolvedLaunch launch;
@@ -190,8 +202,10 @@ struct DeviceRunner::Impl {
   Stream stream;
   std::vector<std::string> base_options;
   double read_bw = 0;
-  // The vendor BLAS baseline, created on first use.
+  // The vendor BLAS baseline and its dequantisation, created on first use.
   std::unique_ptr<VendorBlas> blas;
+  Module dequantize_module;
+  hipFunction_t dequantize = nullptr;
   // The shared-memory poisoner, compiled on first use.
   Module poison_module;
   hipFunction_t poison = nullptr;
@@ -257,13 +271,9 @@ double DeviceRunner::read_bandwidth_gbps() {
   for (int unroll : {4, 8}) {
     std::vector<std::string> opts = impl_->base_options;
     opts.push_back("-DUNROLL=" + std::to_string(unroll));
-    RtcOutput compiled;
-    if (!rtc_compile(assemble_source(kBandwidthKernel), opts, &compiled).ok() || !compiled.compiled) continue;
     Module m;
     hipFunction_t f;
-    if (hipModuleLoadData(&m.module, compiled.code.data()) != hipSuccess ||
-        hipModuleGetFunction(&f, m.module, "kopt_read_bandwidth") != hipSuccess)
-      continue;
+    if (!load_builtin_kernel(kBandwidthKernel, "kopt_read_bandwidth", opts, &m, &f).ok()) continue;
     unsigned long long n16 = bytes / 16;
     void* args[] = {&buf, &n16, &out};
     unsigned grid = static_cast<unsigned>(device_.multiprocessors) * 4, block = 512;
@@ -293,13 +303,9 @@ double DeviceRunner::read_bandwidth_gbps() {
 
 Status DeviceRunner::poison_shared_memory(uint32_t pattern) {
   Impl& im = *impl_;
-  if (im.poison == nullptr) {
-    RtcOutput compiled;
-    KOPT_RETURN_IF_ERROR(rtc_compile(assemble_source(kSharedPoisonKernel), im.base_options, &compiled));
-    if (!compiled.compiled) return Status::error("the shared-memory poisoner does not compile: " + compiled.log);
-    KOPT_GPU_CHECK(hipModuleLoadData(&im.poison_module.module, compiled.code.data()));
-    KOPT_GPU_CHECK(hipModuleGetFunction(&im.poison, im.poison_module.module, "kopt_poison_shared"));
-  }
+  if (im.poison == nullptr)
+    KOPT_RETURN_IF_ERROR(
+        load_builtin_kernel(kSharedPoisonKernel, "kopt_poison_shared", im.base_options, &im.poison_module, &im.poison));
   uint32_t bytes = static_cast<uint32_t>(device_.max_shared_bytes);
   uint32_t words = bytes / 4;
   void* args[] = {&pattern, &words};
@@ -392,14 +398,12 @@ bool prepare_baseline(Evaluation& ev, DeviceRunner::Impl& impl) {
     impl.blas = VendorBlas::create(impl.stream.stream, &why);
     if (!impl.blas) return ev.fail(Verdict::kInternalError, why);
   }
-  RtcOutput compiled;
-  bs = rtc_compile(assemble_source(kDequantizeKernel), impl.base_options, &compiled);
-  if (!bs.ok() || !compiled.compiled)
-    return ev.fail(Verdict::kInternalError,
-                   "the dequantisation kernel does not compile: " + (bs.ok() ? compiled.log : bs.message()));
-  if (hipModuleLoadData(&ev.module.module, compiled.code.data()) != hipSuccess ||
-      hipModuleGetFunction(&ev.relayout, ev.module.module, "kopt_dequantize_fp16") != hipSuccess)
-    return ev.fail(Verdict::kInternalError, "cannot load the dequantisation kernel");
+  if (impl.dequantize == nullptr) {
+    bs = load_builtin_kernel(kDequantizeKernel, "kopt_dequantize_fp16", impl.base_options, &impl.dequantize_module,
+                             &impl.dequantize);
+    if (!bs.ok()) return ev.fail(Verdict::kInternalError, bs.message());
+  }
+  ev.relayout = impl.dequantize;
   const int64_t K = ev.request.shape.K, N = ev.request.shape.N;
   ResolvedLaunch dequantize;
   dequantize.kernel = "kopt_dequantize_fp16";
@@ -494,11 +498,10 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
     bool& lost;
     ~FaultRecorder() { lost = lost || ev.fault; }
   } fault_recorder{ev, context_lost_};
-  auto enter = [&](const std::string& s) {
+  ev.enter = [&](const std::string& s) {
     result.stage = s;
     if (stage) stage(s);
   };
-  ev.enter = enter;
 
   const bool prepared = req.baseline.empty() ? prepare_candidate(ev, *impl_, device_) : prepare_baseline(ev, *impl_);
   if (!prepared) return result;
@@ -566,7 +569,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   for (int trial = 0; trial < req.trials; ++trial) {
     for (Dataset dataset : datasets) {
       const std::string what = std::string(dataset_name(dataset)) + " #" + std::to_string(trial + 1);
-      enter("verify " + what);
+      ev.enter("verify " + what);
       result.dataset = dataset_name(dataset);
       ProblemData data = generate_problem(shape, dataset, verification_seed(req.seed, trial, dataset));
       std::vector<double> ref = reference_gemv(data);
@@ -659,7 +662,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
 
   // Timing: rotate among enough weight copies that the working set is several
   // times the L2, launch many calls per measurement from a captured graph.
-  enter("time setup");
+  ev.enter("time setup");
   const double bw = read_bandwidth_gbps();
   const size_t per_copy = w_bytes + x_bytes + y_bytes + ws_bytes;
   const size_t target = static_cast<size_t>(req.working_set_l2_multiple * static_cast<double>(device_.l2_bytes));
@@ -745,7 +748,7 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   }
   std::vector<double> samples;
   for (int batch = 0; batch < req.time_batches; ++batch) {
-    enter("time batch " + std::to_string(batch + 1));
+    ev.enter("time batch " + std::to_string(batch + 1));
     // Fresh x for every copy, poisoned outputs: a result cached from an
     // earlier batch (by pointer or content) is now wrong.
     for (size_t i = 0; i < copies; ++i) {

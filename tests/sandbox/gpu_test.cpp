@@ -19,20 +19,28 @@ class GpuTest : public ::testing::Test {
     std::string why;
     if (!test::gpu_available(&why)) GTEST_SKIP() << "GPU tests skipped: " << why;
   }
-  static EvalResult run(const std::string& source, const Shape& shape, bool time = false,
-                        std::map<std::string, int64_t> params = {}, double compile_s = 60) {
+  static SandboxOptions options(double compile_s = 60) {
     SandboxOptions o;
     o.limits.run_s = 10;
     o.limits.compile_s = compile_s;
     o.amd_check = false;
-    Sandbox sandbox(o);
+    return o;
+  }
+  // One verification round with a fixed seed, untimed unless asked.
+  static EvalRequest request(const std::string& source, const Shape& shape, bool time = false) {
     EvalRequest r;
     r.source = source;
-    r.params = std::move(params);
     r.shape = shape;
     r.seed = 20261122;
     r.trials = 1;
     r.time = time;
+    return r;
+  }
+  static EvalResult run(const std::string& source, const Shape& shape, bool time = false,
+                        std::map<std::string, int64_t> params = {}, double compile_s = 60) {
+    Sandbox sandbox(options(compile_s));
+    EvalRequest r = request(source, shape, time);
+    r.params = std::move(params);
     return sandbox.evaluate(r);
   }
   static std::string adversarial(const std::string& name) {
@@ -94,14 +102,8 @@ TEST_F(GpuTest, RejectsTensorCores) {
 }
 
 TEST_F(GpuTest, FaultingKernelIsALaunchErrorAndTheWorkerRecovers) {
-  SandboxOptions o;
-  o.amd_check = false;
-  Sandbox sandbox(o);
-  EvalRequest r;
-  r.source = adversarial("faults");
-  r.shape = Shape{512, 1024, 64};
-  r.trials = 1;
-  r.time = false;
+  Sandbox sandbox(options());
+  EvalRequest r = request(adversarial("faults"), Shape{512, 1024, 64});
   EvalResult bad = sandbox.evaluate(r);
   EXPECT_EQ(bad.verdict, Verdict::kLaunchError) << bad.message;
   r.source = find_seed("naive")->source;
@@ -163,7 +165,7 @@ TEST_F(GpuTest, RejectsReadsOfUninitialisedSharedMemory) {
 // verification (so the overfitting is real); with the fresh seed every
 // evaluation draws, it is rejected.
 TEST_F(GpuTest, RejectsAKernelFittedToTheInputsOfOneSeed) {
-  const uint64_t fitted_seed = 20261122;  // the seed run() uses
+  const uint64_t fitted_seed = request("", Shape{64, 8, 64}).seed;  // the seed run() uses
   const Shape shape{512, 1024, 64};
   std::string fingerprints;
   for (Dataset d : all_datasets()) {
@@ -180,16 +182,10 @@ TEST_F(GpuTest, RejectsAKernelFittedToTheInputsOfOneSeed) {
   EvalResult fitted = run(source, shape);
   EXPECT_EQ(fitted.verdict, Verdict::kOk) << fitted.message;
 
-  SandboxOptions o;
-  o.amd_check = false;
-  Sandbox sandbox(o);
-  EvalRequest fresh;
-  fresh.source = source;
-  fresh.shape = shape;
+  Sandbox sandbox(options());
+  EvalRequest fresh = request(source, shape);
   fresh.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
   if (fresh.seed == fitted_seed) ++fresh.seed;
-  fresh.trials = 1;
-  fresh.time = false;
   EvalResult r = sandbox.evaluate(fresh);
   EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
 }
@@ -197,14 +193,9 @@ TEST_F(GpuTest, RejectsAKernelFittedToTheInputsOfOneSeed) {
 // The peer column of `kopt bench --baselines`: cuBLAS on dequantised weights
 // passes the same verification and is timed the same way.
 TEST_F(GpuTest, VendorBlasBaselineVerifiesAndIsTimed) {
-  SandboxOptions o;
-  o.amd_check = false;
-  Sandbox sandbox(o);
-  EvalRequest r;
+  Sandbox sandbox(options());
+  EvalRequest r = request("", Shape{4096, 4096, 64}, /*time=*/true);
   r.baseline = kVendorBlasBaseline;
-  r.shape = Shape{4096, 4096, 64};
-  r.seed = 7;
-  r.trials = 1;
   EvalResult res = sandbox.evaluate(r);
   ASSERT_EQ(res.verdict, Verdict::kOk) << res.message;
   ASSERT_TRUE(res.timing.has_value());
