@@ -1,23 +1,18 @@
-// The GPU side of the sandbox: compiles a candidate at run time, verifies it
-// and times it. Runs only inside the worker process (a fault or hang here
-// takes the worker down, never the orchestrator).
+// The GPU side of the sandbox: compiles a candidate at run time, loads it on
+// the GPU device and runs the verification and timing screens
+// (sandbox/verification.h) over it. Runs only inside the worker process (a
+// fault or hang here takes the worker down, never the orchestrator).
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
 #include <string>
 
 #include "sandbox/evaluation.h"
-#include "sandbox/problem.h"
+#include "sandbox/gpu_device.h"
 #include "sandbox/protocol.h"
+#include "sandbox/verification.h"
 
 namespace kopt {
-
-// Reports progress ("compile", "verify random #1", "time batch 1") so the
-// orchestrator can apply each stage's time limit.
-using StageCallback = std::function<void(const std::string& stage)>;
 
 class DeviceRunner {
  public:
@@ -25,10 +20,10 @@ class DeviceRunner {
   static std::unique_ptr<DeviceRunner> create(std::string* error);
   ~DeviceRunner();
 
-  const DeviceInfo& device() const { return device_; }
+  const DeviceInfo& device() const { return gpu_->info(); }
   // Streaming read bandwidth (GB/s) of a read-only kernel over a buffer many
   // times the L2; measured once per process, then cached.
-  double read_bandwidth_gbps();
+  double read_bandwidth_gbps() { return gpu_->read_bandwidth_gbps(); }
 
   EvalResult evaluate(const EvalRequest& request, const StageCallback& stage);
 
@@ -39,10 +34,7 @@ class DeviceRunner {
 
  private:
   DeviceRunner() = default;
-  // Fills the shared memory every block could be given with `pattern`, on
-  // the evaluation stream, and waits for it.
-  Status poison_shared_memory(uint32_t pattern);
-  DeviceInfo device_;
+  std::unique_ptr<GpuDevice> gpu_;
   bool context_lost_ = false;
   std::unique_ptr<Impl> impl_;
 };

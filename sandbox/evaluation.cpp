@@ -25,6 +25,7 @@ const VerdictName kVerdicts[] = {
     {Verdict::kInputModified, "input_modified"},
     {Verdict::kNondeterministic, "nondeterministic"},
     {Verdict::kZeroVariance, "zero_variance"},
+    {Verdict::kImpossibleSpeed, "impossible_speed"},
     {Verdict::kNoDevice, "no_device"},
     {Verdict::kInternalError, "internal_error"},
 };

@@ -32,6 +32,7 @@ enum class Verdict {
   kInputModified,     // x or weights changed by a run
   kNondeterministic,  // two runs on the same inputs differ (undeclared)
   kZeroVariance,      // constant output
+  kImpossibleSpeed,   // faster than the measured read bandwidth allows (physics floor)
   kNoDevice,          // no GPU: nothing was run
   kInternalError,     // kopt's own failure (e.g. out of device memory for the harness)
 };

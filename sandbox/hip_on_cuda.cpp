@@ -55,6 +55,7 @@ struct DriverTable {
   decltype(&::cuGraphLaunch) graph_launch = nullptr;
   decltype(&::cuGraphExecDestroy) graph_exec_destroy = nullptr;
   decltype(&::cuGraphDestroy) graph_destroy = nullptr;
+  decltype(&::cuGraphUpload) graph_upload = nullptr;  // optional: drivers before CUDA 11.1 lack it
 };
 
 DriverTable g_driver;
@@ -121,6 +122,7 @@ void load_driver() {
             resolve(lib, "cuGraphLaunch", &d.graph_launch) &&
             resolve(lib, "cuGraphExecDestroy", &d.graph_exec_destroy) &&
             resolve(lib, "cuGraphDestroy", &d.graph_destroy);
+  d.graph_upload = reinterpret_cast<decltype(d.graph_upload)>(dlsym(lib, "cuGraphUpload"));
   if (ok) {
     g_loaded = true;
     g_load_error.clear();
@@ -302,6 +304,10 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t exec) {
   return KOPT_DRIVER_CALL(graph_exec_destroy, exec);
 }
 hipError_t hipGraphDestroy(hipGraph_t graph) { return KOPT_DRIVER_CALL(graph_destroy, graph); }
+hipError_t hipGraphUpload(hipGraphExec_t exec, hipStream_t stream) {
+  if (g_loaded && g_driver.graph_upload == nullptr) return hipSuccess;  // uploaded on first launch instead
+  return KOPT_DRIVER_CALL(graph_upload, exec, stream);
+}
 
 const char* kopt_cuda_include_dir() {
   // CUDA_HOME first (a user's own toolkit), then the configure-time path,

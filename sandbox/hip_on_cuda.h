@@ -113,6 +113,9 @@ hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, void* err
 hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t stream);
 hipError_t hipGraphExecDestroy(hipGraphExec_t exec);
 hipError_t hipGraphDestroy(hipGraph_t graph);
+// Makes an instantiated graph ready on the device, so its first launch is
+// not slower than the next ones.
+hipError_t hipGraphUpload(hipGraphExec_t exec, hipStream_t stream);
 
 // hipRTC onto NVRTC: the types and calls are the same shape.
 typedef nvrtcProgram hiprtcProgram;

@@ -1,0 +1,61 @@
+// The evaluation protocol over the device seam (sandbox/device.h): the
+// verification screen and the timing screen. What they guarantee is written
+// in README "What the sandbox guarantees" and SECURITY.md; both run the same
+// on a GPU and on the host fake, so CI exercises every verdict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "sandbox/device.h"
+#include "sandbox/evaluation.h"
+#include "sandbox/protocol.h"
+
+namespace kopt {
+
+// Reports the stage reached ("verify random #1", "time batch 1") so the
+// orchestrator can apply each stage's time limit.
+using StageCallback = std::function<void(const std::string& stage)>;
+
+// Where the timing screen draws what the candidate must not predict: the
+// order of the timed calls and the contents of their inputs. The worker uses
+// the operating system's entropy; tests inject a fixed source.
+using SecretSource = std::function<uint64_t()>;
+uint64_t system_secret();
+
+// A time below bytes / (read bandwidth × this) is not a result: it implies
+// more than the measured streaming read bandwidth, beyond timing noise.
+constexpr double kPhysicsMargin = 1.15;
+
+struct ScreenContext {
+  Device& device;
+  const EvalRequest& request;
+  const CallTraits& traits;
+  EvalResult& result;
+  StageCallback stage;
+  SecretSource secret = system_secret;
+  // Set when a device failure was a kernel fault: the context is gone.
+  bool fault = false;
+};
+
+// Every input set of every trial: poisoned output, poisoned shared memory,
+// guard bands, inputs unchanged, two runs right and identical, no constant
+// output. False with the verdict in ctx.result when the candidate failed.
+bool verify_screen(ScreenContext& ctx);
+
+// Cold-cache timing where every timed call has its own fresh x and y, in an
+// order drawn anew for every replay, every output checked against kopt's
+// reference, guards and inputs checked after, and the physics floor.
+// Fills ctx.result.timing; false with the verdict when the candidate failed.
+bool timing_screen(ScreenContext& ctx);
+
+// Both screens, as one evaluation runs them (timing only when the request
+// asks for it); on success the verdict is ok with a summary message.
+bool run_screens(ScreenContext& ctx);
+
+// The physics floor alone (also applied by kopt bench and the export to any
+// figure they report): an error naming the bandwidth the time would imply.
+Status check_physics_floor(double median_us, int64_t bytes, double read_bandwidth_gbps);
+
+}  // namespace kopt
