@@ -26,6 +26,8 @@ bool valid_identifier(const std::string& s) {
 // An expression field may be a JSON string or integer.
 Status read_expression(const json& j, const std::string& what, std::string* out) {
   if (j.is_string()) *out = j.get<std::string>();
+  else if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{INT64_MAX})
+    return Status::error(what + " is larger than a 64-bit integer");
   else if (j.is_number_integer()) *out = std::to_string(j.get<int64_t>());
   else return Status::error(what + " must be an expression string or an integer");
   return Status();
@@ -60,8 +62,16 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       return Status::error("unknown contract field \"" + it.key() + "\"");
-  spec->name = j.value("name", "unnamed");
-  spec->description = j.value("description", "");
+  // Every field is type-checked: a contract comes from a model, and a wrong
+  // type must be a contract_error the model can act on, never an exception.
+  for (const char* key : {"name", "description"}) {
+    if (j.contains(key) && !j[key].is_string())
+      return Status::error(std::string("\"") + key + "\" must be a string, not " + j[key].type_name());
+  }
+  spec->name = j.contains("name") ? j["name"].get<std::string>() : "unnamed";
+  spec->description = j.contains("description") ? j["description"].get<std::string>() : "";
+  if (spec->name.size() > 200 || spec->description.size() > 4000)
+    return Status::error("\"name\" (200 characters) or \"description\" (4000) is too long");
   if (!j.contains("launches") || !j["launches"].is_array() || j["launches"].empty())
     return Status::error("contract needs a non-empty \"launches\" array");
   if (j["launches"].size() > kMaxLaunches)
@@ -101,13 +111,15 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
       const json& v = it.value();
       if (!v.is_object() || !v.contains("values") || !v["values"].is_array() || v["values"].empty())
         return Status::error("parameter " + p.name + " needs a non-empty \"values\" array");
+      if (v["values"].size() > 256) return Status::error("parameter " + p.name + ": at most 256 values");
       for (const auto& x : v["values"]) {
-        if (!x.is_number_integer()) return Status::error("parameter " + p.name + ": values must be integers");
+        if (!x.is_number_integer() || (x.is_number_unsigned() && x.get<uint64_t>() > uint64_t{INT64_MAX}))
+          return Status::error("parameter " + p.name + ": values must be 64-bit integers");
         p.values.push_back(x.get<int64_t>());
       }
-      p.default_value = v.contains("default") && v["default"].is_number_integer()
-                            ? v["default"].get<int64_t>()
-                            : p.values.front();
+      if (v.contains("default") && !v["default"].is_number_integer())
+        return Status::error("parameter " + p.name + ": \"default\" must be an integer");
+      p.default_value = v.contains("default") ? v["default"].get<int64_t>() : p.values.front();
       if (std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end())
         return Status::error("parameter " + p.name + ": default is not among its values");
       spec->params.push_back(p);
@@ -165,7 +177,13 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
   if (j.is_discarded()) return Status::error("the kopt: block is not valid JSON");
   Candidate c;
   c.source = source;
-  KOPT_RETURN_IF_ERROR(parse_spec(j, &c.spec));
+  try {
+    KOPT_RETURN_IF_ERROR(parse_spec(j, &c.spec));
+  } catch (const json::exception& e) {
+    // The checks above should leave nothing to throw; if one slipped, the
+    // contract is still only wrong, never a crash.
+    return Status::error(std::string("the kopt: block has a field of the wrong type: ") + e.what());
+  }
   for (const auto& p : c.spec.params) c.params[p.name] = p.default_value;
   for (const auto& [override_name, value] : overrides) {
     const std::string& name = override_name;  // a lambda may not capture a structured binding (C++17)

@@ -1,5 +1,7 @@
 #include "sandbox/evaluation.h"
 
+#include "sandbox/json_fields.h"
+
 namespace kopt {
 
 using nlohmann::json;
@@ -30,15 +32,6 @@ const VerdictName kVerdicts[] = {
     {Verdict::kInternalError, "internal_error"},
 };
 
-template <typename T>
-T get_or(const json& j, const char* key, T fallback) {
-  if (!j.is_object() || !j.contains(key)) return fallback;
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception&) {
-    return fallback;
-  }
-}
 }  // namespace
 
 const char* verdict_name(Verdict v) {

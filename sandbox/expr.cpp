@@ -1,6 +1,8 @@
 #include "sandbox/expr.h"
 
 #include <cctype>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kopt {
@@ -37,6 +39,30 @@ class Parser {
     }
     return false;
   }
+  // Checked arithmetic: a contract is untrusted input, so an overflow is an
+  // error naming the operation, never undefined behaviour or a trap.
+  int64_t checked(bool overflow, int64_t value, const char* op) {
+    if (overflow) {
+      fail(std::string("integer overflow in '") + op + "'");
+      return 0;
+    }
+    return value;
+  }
+  int64_t add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    const bool overflow = __builtin_add_overflow(a, b, &r);
+    return checked(overflow, r, "+");
+  }
+  int64_t subtract(int64_t a, int64_t b) {
+    int64_t r = 0;
+    const bool overflow = __builtin_sub_overflow(a, b, &r);
+    return checked(overflow, r, "-");
+  }
+  int64_t multiply(int64_t a, int64_t b) {
+    int64_t r = 0;
+    const bool overflow = __builtin_mul_overflow(a, b, &r);
+    return checked(overflow, r, "*");
+  }
   int64_t parse_or() {
     int64_t v = parse_and();
     while (error_.empty() && accept("||")) v = (parse_and() != 0) || v != 0;
@@ -68,8 +94,8 @@ class Parser {
   int64_t parse_additive() {
     int64_t v = parse_multiplicative();
     for (;;) {
-      if (accept("+")) v += parse_multiplicative();
-      else if (accept("-")) v -= parse_multiplicative();
+      if (accept("+")) v = add(v, parse_multiplicative());
+      else if (accept("-")) v = subtract(v, parse_multiplicative());
       else return v;
     }
   }
@@ -78,21 +104,30 @@ class Parser {
       fail("division by zero");
       return 0;
     }
+    // INT64_MIN / -1 traps on x86 (SIGFPE); its remainder is 0.
+    if (a == INT64_MIN && b == -1) return remainder ? 0 : checked(true, 0, "/");
     return remainder ? a % b : a / b;
   }
   int64_t parse_multiplicative() {
     int64_t v = parse_unary();
     for (;;) {
-      if (accept("*")) v *= parse_unary();
+      if (accept("*")) v = multiply(v, parse_unary());
       else if (accept("/")) v = divide(v, parse_unary(), false);
       else if (accept("%")) v = divide(v, parse_unary(), true);
       else return v;
     }
   }
   int64_t parse_unary() {
-    if (accept("-")) return -parse_unary();
-    if (accept("!")) return parse_unary() == 0;
-    return parse_primary();
+    if (++depth_ > 64) {
+      fail("nested too deeply");
+      return 0;
+    }
+    int64_t v;
+    if (accept("-")) v = subtract(0, parse_unary());
+    else if (accept("!")) v = parse_unary() == 0;
+    else v = parse_primary();
+    --depth_;
+    return v;
   }
   int64_t parse_primary() {
     skip_space();
@@ -158,8 +193,14 @@ class Parser {
     int64_t a = args[0], b = args[1];
     if (name == "min") return a < b ? a : b;
     if (name == "max") return a > b ? a : b;
-    if (name == "cdiv") return divide(a + b - 1, b, false);
-    if (name == "align") return divide(a + b - 1, b, false) * b;
+    if (name == "cdiv" || name == "align") {
+      if (b <= 0) {
+        fail(name + " needs a positive second argument");
+        return 0;
+      }
+      const int64_t q = divide(subtract(add(a, b), 1), b, false);
+      return name == "cdiv" ? q : multiply(q, b);
+    }
     fail("unknown function '" + name + "'");
     return 0;
   }

@@ -91,7 +91,17 @@ std::string at_line(const std::string& s, size_t pos) { return " (line " + std::
 Status check_asm_statement(const std::string& code, size_t start) {
   size_t i = code.find('(', start);
   if (i == std::string::npos) return Status::error("malformed asm statement" + at_line(code, start));
+  // Only qualifiers may stand between the keyword and '(' ("asm volatile (").
+  static const std::regex qualifiers(R"(^\s*(volatile|__volatile__|inline|goto|\s)*$)");
+  const size_t keyword_end = code.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", start);
+  if (!std::regex_match(code.substr(keyword_end, i - keyword_end), qualifiers))
+    return Status::error("malformed asm statement" + at_line(code, start));
   ++i;
+  // The template must be a string literal the rules can read, not a name
+  // or macro argument standing for one.
+  const size_t first = code.find_first_not_of(" \t\r\n", i);
+  if (first == std::string::npos || code[first] != '"')
+    return Status::error("inline assembly must be a string literal" + at_line(code, start));
   std::string text;
   for (;;) {
     while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
@@ -165,6 +175,15 @@ Status check_source(const std::string& source, const std::vector<std::string>& k
                            at_line(code, static_cast<size_t>(m.position(0))));
   }
 
+  // Macros may not hide assembly or build names the rules would refuse.
+  static const std::regex define_asm(R"(^[ \t]*#[ \t]*define\b[^\n]*\b(asm|__asm__|__asm)\b)", std::regex::multiline);
+  std::string joined = code;  // continuation lines joined, so a macro is one line
+  for (size_t at; (at = joined.find("\\\n")) != std::string::npos;) joined.replace(at, 2, "  ");
+  if (std::regex_search(joined, m, define_asm))
+    return Status::error("inline assembly inside a macro is not allowed" + at_line(code, static_cast<size_t>(m.position(0))));
+  if (size_t paste = code.find("##"); paste != std::string::npos)
+    return Status::error("token pasting (##) is not allowed: it can assemble names the rules refuse" + at_line(code, paste));
+
   static const std::regex asm_re(R"(\b(asm|__asm__|__asm)\b)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), asm_re); it != std::sregex_iterator(); ++it) {
     KOPT_RETURN_IF_ERROR(check_asm_statement(code, static_cast<size_t>(it->position(0))));
@@ -179,13 +198,71 @@ Status check_source(const std::string& source, const std::vector<std::string>& k
   return Status();
 }
 
+namespace {
+
+// Comments of compiled code removed, each replaced by a space so that what
+// stood on either side does not join: PTX and SASS use // and /* */, AMDGPU
+// assembly also ';' to the end of a line (only after a comment marker is seen
+// as such: in PTX ';' ends an instruction, which a space does as well).
+std::string strip_assembly_comments(const std::string& text, bool semicolon_comments) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i], next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (c == '/' && next == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      out += '\n';
+    } else if (c == '/' && next == '*') {
+      size_t end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 1;
+      out += ' ';
+    } else if (semicolon_comments && c == ';') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      out += '\n';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The opcode families of matrix (tensor-core) instructions: PTX (mma, wmma,
+// wgmma, tcgen05 and their dotted forms), SASS (HMMA, HGMMA, IMMA, ...) and
+// AMDGPU (v_mfma, v_wmma, v_smfmac).
+bool is_matrix_opcode(const std::string& token) {
+  std::string t = token;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string base = t.substr(0, t.find('.'));
+  static const char* const kPtx[] = {"mma", "wmma", "wgmma", "tcgen05", "hmma", "hgmma", "imma",
+                                     "igmma", "bmma", "bgmma", "dmma", "qmma", "qgmma", "omma", "utcmma",
+                                     "utchmma", "utcimma", "utcqmma", "utcomma"};
+  if (std::find(std::begin(kPtx), std::end(kPtx), base) != std::end(kPtx)) return true;
+  for (const char* prefix : {"v_mfma", "v_wmma", "v_smfmac", "v_swmmac"})
+    if (t.compare(0, std::char_traits<char>::length(prefix), prefix) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 Status check_no_matrix_instructions(const std::string& assembly) {
-  static const std::regex matrix_re(
-      R"((^|[\s;{}])(@!?%\w+\s+)?((wgmma|wmma|mma|tcgen05)\.[\w.:]*|v_mfma\w*|v_wmma\w*|v_smfmac\w*))",
-      std::regex::multiline);
-  std::smatch m;
-  if (std::regex_search(assembly, m, matrix_re))
-    return Status::error("matrix-core instruction '" + m.str(3) + "' in the compiled code (the target card has none)");
+  // Read as tokens, whatever surrounds them: a mnemonic is found however the
+  // source spelled or hid it (macros, string pasting, comments inside the
+  // assembly string, predicates, braces, labels on the same line).
+  const bool amd = assembly.find("amdgcn") != std::string::npos || assembly.find("v_") != std::string::npos;
+  const std::string code = strip_assembly_comments(assembly, amd && assembly.find(".version") == std::string::npos);
+  std::string token;
+  auto is_token_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':';
+  };
+  for (size_t i = 0; i <= code.size(); ++i) {
+    if (i < code.size() && is_token_char(code[i])) {
+      token += code[i];
+      continue;
+    }
+    if (!token.empty() && is_matrix_opcode(token))
+      return Status::error("matrix-core instruction '" + token + "' in the compiled code (the target card has none)");
+    token.clear();
+  }
   return Status();
 }
 

@@ -1,5 +1,7 @@
 #include "sandbox/worker_client.h"
 
+#include "sandbox/json_fields.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -155,10 +157,10 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
           return ex;
         }
         const std::string kind = event["event"];
-        if (kind == "stage" && event.value("id", -1) == id) {
-          ex.stage = event.value("stage", "");
+        if (kind == "stage" && get_or(event, "id", -1) == id) {
+          ex.stage = get_or(event, "stage", std::string());
           deadline = Clock::now() + std::chrono::duration<double>(limit_for(ex.stage));
-        } else if (kind == final_event && event.value("id", -1) == id) {
+        } else if (kind == final_event && get_or(event, "id", -1) == id) {
           ex.outcome = Outcome::kReply;
           ex.reply = std::move(event);
           // Collect what the candidate printed before the reply.
@@ -172,7 +174,7 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
           return ex;
         } else if (kind == "error") {
           ex.outcome = Outcome::kMalformed;
-          ex.detail = "the worker refused the request: " + event.value("message", std::string("?"));
+          ex.detail = "the worker refused the request: " + get_or(event, "message", std::string("?"));
           return ex;
         }
       }
@@ -186,10 +188,10 @@ EvalResult WorkerClient::evaluate(const EvalRequest& request) {
   Exchange ex = exchange(msg, "result");
   EvalResult r;
   if (ex.outcome == Outcome::kReply) {
-    r = eval_result_from_json(ex.reply.value("result", json()));
+    r = eval_result_from_json(get_or(ex.reply, "result", json()));
     // After a kernel fault the worker's GPU context is gone and it exits;
     // reap it now so the next request starts a fresh one.
-    if (ex.reply.value("exiting", false)) stop();
+    if (get_or(ex.reply, "exiting", false)) stop();
   } else {
     r.stage = ex.stage;
     r.message = ex.detail;
@@ -215,8 +217,8 @@ Status WorkerClient::device_info(bool measure_bandwidth, DeviceInfo* out) {
   json msg{{"id", next_id_++}, {"op", "device"}, {"measure_bandwidth", measure_bandwidth}};
   Exchange ex = exchange(msg, "device");
   if (ex.outcome != Outcome::kReply) return Status::error("worker: " + ex.detail);
-  if (ex.reply.contains("error")) return Status::error(ex.reply.value("error", std::string("no device")));
-  *out = device_info_from_json(ex.reply.value("device", json()));
+  if (ex.reply.contains("error")) return Status::error(get_or(ex.reply, "error", std::string("no device")));
+  *out = device_info_from_json(get_or(ex.reply, "device", json()));
   return Status();
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "sandbox/device_runner.h"
+#include "sandbox/json_fields.h"
 #include "sandbox/protocol.h"
 
 namespace {
@@ -59,8 +60,9 @@ int main() {
       emit({{"id", 0}, {"event", "error"}, {"message", s.message()}});
       continue;
     }
-    const auto id = request.value("id", 0);
-    const std::string op = request.value("op", "");
+    // A request of any shape gets an answer, never an exception.
+    const auto id = kopt::get_or(request, "id", 0);
+    const std::string op = kopt::get_or(request, "op", std::string());
     if (op == "ping") {
       emit({{"id", id}, {"event", "pong"}});
     } else if (op == "device") {
@@ -69,7 +71,7 @@ int main() {
         emit({{"id", id}, {"event", "device"}, {"error", device_error}});
         continue;
       }
-      if (request.value("measure_bandwidth", false)) r->read_bandwidth_gbps();
+      if (kopt::get_or(request, "measure_bandwidth", false)) r->read_bandwidth_gbps();
       emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(r->device())}});
     } else if (op == "eval") {
       kopt::EvalRequest req;
@@ -85,10 +87,17 @@ int main() {
         result.message = device_error;
         result.shape = req.shape.name();
       } else {
-        result = r->evaluate(req, [&](const std::string& stage) {
-          std::cout.flush();
-          emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
-        });
+        try {
+          result = r->evaluate(req, [&](const std::string& stage) {
+            std::cout.flush();
+            emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
+          });
+        } catch (const std::exception& e) {
+          // kopt's own bug, reported as such rather than as the candidate's crash.
+          result.verdict = kopt::Verdict::kInternalError;
+          result.message = std::string("the worker's evaluation threw: ") + e.what();
+          result.shape = req.shape.name();
+        }
       }
       std::cout.flush();
       const bool exiting = r && r->context_lost();

@@ -48,5 +48,24 @@ TEST(ExprTest, ErrorsNameTheProblem) {
   EXPECT_FALSE(evaluate_expression(std::string(200, '('), {}, &out).ok());
 }
 
+TEST(ExprTest, OverflowAndTrapsAreErrorsNotUndefinedBehaviour) {
+  int64_t out = 0;
+  const Variables big = {{"B", INT64_MAX}, {"M", INT64_MIN}, {"one", 1}};
+  for (const char* e : {"B + 1", "M - 1", "B * 2", "M / (0 - one)", "-M", "cdiv(B, 2)", "align(B, 16)",
+                        "1125899906842624 * 1125899906842624", "0 - 1125899906842624 * 8192 * 8192"}) {
+    Status s = evaluate_expression(e, big, &out);
+    EXPECT_FALSE(s.ok()) << e;
+    EXPECT_NE(s.message().find(e), std::string::npos) << s.message();  // names the expression
+  }
+  Status s = evaluate_expression("M / (0 - one)", big, &out);
+  EXPECT_NE(s.message().find("overflow"), std::string::npos) << s.message();
+  ASSERT_TRUE(evaluate_expression("M % (0 - one)", big, &out).ok());  // no trap: the remainder is 0
+  EXPECT_EQ(out, 0);
+  EXPECT_FALSE(evaluate_expression("cdiv(5, 0)", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression("align(5, -8)", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression(std::string(300, '-') + "1", {}, &out).ok());
+  EXPECT_FALSE(evaluate_expression(std::string(300, '!') + "1", {}, &out).ok());
+}
+
 }  // namespace
 }  // namespace kopt

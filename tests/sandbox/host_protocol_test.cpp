@@ -296,9 +296,23 @@ TEST_F(HostProtocolTest, ChangingXDuringTimingIsCaught) {
 TEST_F(HostProtocolTest, ChangingTheWeightsDuringTimingIsCaught) {
   Outcome o = evaluate(honest_then([this](HostLaunch& l) {
     honest(l);
-    const_cast<uint8_t*>(l.w)[7] ^= 0x10;
+    auto* w = const_cast<uint8_t*>(l.w);
+    w[7] |= 0x80;  // a lasting change (some copies' bytes may already hold it)
+    w[8] &= 0x7F;
   }));
   EXPECT_VERDICT(o, Verdict::kInputModified);
+}
+
+TEST_F(HostProtocolTest, WeightsChangedAndRestoredDuringTimingGiveWrongResults) {
+  // Toggles a weight on every call: each other call computes from changed
+  // weights, and the weights look untouched after the batch.
+  Outcome o = evaluate(honest_then([this](HostLaunch& l) {
+    honest(l);
+    const_cast<uint8_t*>(l.w)[7] ^= 0x10;
+  }));
+  EXPECT_FALSE(o.passed);
+  EXPECT_TRUE(o.result.verdict == Verdict::kWrongResult || o.result.verdict == Verdict::kInputModified)
+      << o.result.message;
 }
 
 // --- Physics -------------------------------------------------------------

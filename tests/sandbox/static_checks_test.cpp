@@ -83,6 +83,59 @@ TEST(StaticChecksTest, MatrixInstructionScanOnAssemblyText) {
   EXPECT_TRUE(check_no_matrix_instructions("// comment mentioning gemma_model\n\tadd.s32 %r1, %r2, 1;").ok());
 }
 
+// What surrounds a mnemonic in the compiled code does not hide it: comments
+// between the delimiter and the instruction, braces, predicates, labels,
+// tabs, SASS spellings.
+TEST(StaticChecksTest, MatrixInstructionScanReadsTokensNotLayout) {
+  const char* hidden[] = {
+      "\tadd.s32 %r1, %r2, 1;/* x */mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, ...;",
+      "{/**/mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1};}",
+      "\tmma/* split */.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1};",
+      "$L__BB0_1: wgmma.fence.sync.aligned;",
+      "@!%p2 tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2;",
+      "        /*0090*/                   HMMA.16816.F32 R4, R8, R12, R4 ;",
+      "        /*00a0*/                   HGMMA.64x8x16.F32 R24, gdesc[UR4], R24 ;",
+      "\tv_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], 0 ; comment",
+      "s_nop 0\n\tV_WMMA_F32_16X16X16_F16 v[0:7], v[8:15], v[16:23], v[0:7]"};
+  for (const char* text : hidden) EXPECT_FALSE(check_no_matrix_instructions(text).ok()) << text;
+  // Names that merely contain the letters are not instructions.
+  EXPECT_TRUE(check_no_matrix_instructions(".func gemma_helper(\n\tld.global.nc.v4.u32 {%r1}, [%rd1];\n// mma.sync in a comment").ok());
+}
+
+TEST(StaticChecksTest, AssemblyHiddenInMacrosOrNonLiteralTemplatesIsRejected) {
+  const char* hidden[] = {
+      "#define MATH asm\n",
+      "#define EMIT(s) asm volatile(s)\n",
+      "#define EMIT(s) \\\n  __asm__(s)\n",
+      "#define CAT(a, b) a##b\n",
+  };
+  for (const char* prefix : hidden) {
+    Status s = check(std::string(prefix) + kKernel + "}\n");
+    EXPECT_FALSE(s.ok()) << prefix;
+  }
+  Status s = check(std::string("#define TEMPLATE \"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%0};\"\n") +
+                   kKernel + "  asm volatile(TEMPLATE : \"+f\"(y[0]) : \"r\"(0), \"r\"(0));\n}\n");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("string literal"), std::string::npos) << s.message();
+  // A plain allowed asm statement with qualifiers still passes.
+  EXPECT_TRUE(check(std::string(kKernel) + "  unsigned r; asm volatile (\"prmt.b32 %0, %1, %1, 0x3210;\" : \"=r\"(r) : \"r\"(1u));\n}\n").ok());
+}
+
+// The tensor-core instruction survives NVRTC into the PTX with the comment
+// the source put before it; the token scan still finds it.
+TEST(StaticChecksTest, CompiledPtxWithAHiddenMmaIsRejected) {
+  std::string src = test::read_source_file("tests/sandbox/adversarial/tensor_core_hidden.hip");
+  ASSERT_FALSE(src.empty());
+  std::string cleaned;
+  EXPECT_FALSE(check_source(src, {"gemv"}, &cleaned).ok());  // the source rules refuse the macro
+  RtcOutput out;
+  ASSERT_TRUE(rtc_compile(assemble_source(src), rtc_target_options("90", 32), &out).ok());
+  ASSERT_TRUE(out.compiled) << out.log;
+  Status s = check_no_matrix_instructions(out.code);
+  EXPECT_FALSE(s.ok()) << "PTX passed the scan";
+  EXPECT_NE(s.message().find("mma"), std::string::npos);
+}
+
 // The compiled-code check catches tensor-core instructions even where the
 // source check is bypassed: NVRTC turns the asm into PTX containing mma.sync.
 TEST(StaticChecksTest, CompiledPtxWithMmaIsRejected) {
