@@ -135,6 +135,70 @@ TEST_F(GpuTest, CatchesResultsCachedByPointerInTheTimedRuns) {
   EXPECT_EQ(r.dataset, "timed run") << r.message;
 }
 
+// State kept between calls gains nothing: this kernel skips every column
+// whose y already holds a number. With fresh x and poisoned y before every
+// replay it has to do all the work, so it is no faster than the same kernel
+// without the skip.
+TEST_F(GpuTest, ReturningEarlyWhenTheOutputLooksWrittenGainsNothing) {
+  const Shape shape{4096, 4096, 64};
+  std::string cheat = adversarial("early_return_when_right");
+  std::string honest = cheat;
+  const std::string skip = "  if (__float_as_uint(y[n]) != 0xFFFFFFFFu) return;  // \"already right\"\n";
+  ASSERT_NE(honest.find(skip), std::string::npos);
+  honest.erase(honest.find(skip), skip.size());
+  EvalResult c = run(cheat, shape, /*time=*/true), h = run(honest, shape, /*time=*/true);
+  ASSERT_EQ(h.verdict, Verdict::kOk) << h.message;
+  if (c.verdict == Verdict::kOk) {
+    ASSERT_TRUE(c.timing && h.timing);
+    // Had the skip paid, the cheat would run at launch-overhead speed, far below.
+    EXPECT_GT(c.timing->median_us, 0.75 * h.timing->median_us) << "the skip paid";
+  } else {
+    EXPECT_EQ(c.verdict, Verdict::kNotWritten) << c.message;
+  }
+}
+
+// Honest during verification, cheating in the timed calls: each class is
+// caught there, with its verdict, on the timed run.
+TEST_F(GpuTest, AFractionOfTheColumnsPerCallIsCaughtInTheTimedRuns) {
+  EvalResult r = run(adversarial("rotating_columns"), Shape{2048, 1024, 64}, /*time=*/true);
+  EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
+  EXPECT_EQ(r.dataset, "timed run") << r.message;
+}
+
+TEST_F(GpuTest, SkippingTheCallsAnOlderProtocolDidNotCheckIsCaught) {
+  EvalResult r = run(adversarial("skips_unchecked_calls"), Shape{2048, 1024, 64}, /*time=*/true);
+  EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
+  EXPECT_EQ(r.dataset, "timed run") << r.message;
+}
+
+TEST_F(GpuTest, AGuardWriteDuringTimingIsCaught) {
+  EvalResult r = run(adversarial("writes_guard_in_timing"), Shape{2048, 1024, 64}, /*time=*/true);
+  EXPECT_EQ(r.verdict, Verdict::kGuardViolation) << r.message;
+  EXPECT_NE(r.message.find("timing"), std::string::npos) << r.message;
+}
+
+TEST_F(GpuTest, ChangingXDuringTimingIsCaught) {
+  EvalResult r = run(adversarial("mutates_input_in_timing"), Shape{2048, 1024, 64}, /*time=*/true);
+  EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
+}
+
+TEST_F(GpuTest, AMatrixInstructionHiddenInAMacroIsRejected) {
+  EvalResult r = run(adversarial("tensor_core_hidden"), Shape{512, 1024, 64});
+  EXPECT_EQ(r.verdict, Verdict::kStaticRejected) << r.message;
+}
+
+// The timed sequence is every call checked, in a new order per replay: honest
+// seeds pass it and are timed below the read bandwidth.
+TEST_F(GpuTest, HonestSeedsPassTheTimingScreenBelowThePhysicsFloor) {
+  for (const char* name : {"vec", "splitk", "dot"})
+    for (const Shape& shape : {Shape{5120, 256, 64}, Shape{7168, 9216, 64}}) {
+      EvalResult r = run(find_seed(name)->source, shape, /*time=*/true);
+      ASSERT_EQ(r.verdict, Verdict::kOk) << name << " " << shape.name() << ": " << r.message;
+      EXPECT_LT(r.timing->fraction_of_read_bw, 1.0) << name;
+      EXPECT_GE(r.timing->calls_per_repetition, 64);
+    }
+}
+
 TEST_F(GpuTest, TrapsAndIllegalReadsAreLaunchErrors) {
   EXPECT_EQ(run(adversarial("traps"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
   EXPECT_EQ(run(adversarial("reads_out_of_bounds"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
