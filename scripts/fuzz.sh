@@ -9,6 +9,8 @@ CC=clang-15 CXX=clang++-15 cmake -S . -B build-fuzz -DKOPT_BUILD_FUZZERS=ON -DKO
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_model_answer fuzz_worker_message
 for target in fuzz_model_answer fuzz_worker_message; do
   mkdir -p "build-fuzz/corpus-$target"
+  # Seeds: wrongly typed fields and extreme expressions (tests/fuzz/corpus).
+  seeds="$PWD/tests/fuzz/corpus/$target"
   (cd build-fuzz && "./tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-     "corpus-$target" 2>&1 | tail -n 3)
+     "corpus-$target" $( [ -d "$seeds" ] && echo "$seeds" ) 2>&1 | tail -n 3)
 done
