@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "sandbox/json_fields.h"
+
 namespace kopt {
 
 using nlohmann::json;
@@ -113,11 +115,12 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
         const json& choice = j.at("choices").at(0);
         const json& content = choice.at("message").at("content");
         reply->text = content.is_string() ? content.get<std::string>() : "";
-        reply->finish_reason = choice.value("finish_reason", "");
-        if (j.contains("usage") && j["usage"].is_object()) {
-          reply->prompt_tokens = j["usage"].value("prompt_tokens", int64_t{0});
-          reply->completion_tokens = j["usage"].value("completion_tokens", int64_t{0});
-        }
+        // Servers differ: finish_reason or the token counts may be null
+        // or missing; the answer itself is what matters.
+        reply->finish_reason = get_or(choice, "finish_reason", std::string());
+        const json usage = get_or(j, "usage", json::object());
+        reply->prompt_tokens = get_or(usage, "prompt_tokens", int64_t{0});
+        reply->completion_tokens = get_or(usage, "completion_tokens", int64_t{0});
       } catch (const json::exception&) {
         return Status::error("model answer lacks choices[0].message.content: " + resp.body.substr(0, 200));
       }

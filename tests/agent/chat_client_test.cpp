@@ -32,6 +32,20 @@ TEST(ChatClientTest, ReturnsTheAnswerAndTokens) {
   EXPECT_EQ(sent["messages"][0]["content"], "hi");
 }
 
+// Servers that send null or oddly typed bookkeeping fields still deliver the answer.
+TEST(ChatClientTest, NullFinishReasonAndUsageKeepTheAnswer) {
+  test::ReplayServer server({{200, R"({"choices": [{"message": {"role": "assistant", "content": "kernel"},
+                                                    "finish_reason": null}],
+                                       "usage": {"prompt_tokens": null, "completion_tokens": "12"}})"}});
+  HttpChatClient client(options_for(server));
+  ChatReply reply;
+  Status s = client.complete({{"user", "hi"}}, &reply);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(reply.text, "kernel");
+  EXPECT_EQ(reply.prompt_tokens, 0);
+  EXPECT_EQ(reply.finish_reason, "");
+}
+
 TEST(ChatClientTest, RetriesRateLimitsAndServerErrors) {
   test::ReplayServer server({{429, "slow down", 0, "0"}, {500, "oops"}, {503, "busy"}, {200, test::chat_body("ok")}});
   HttpChatClient client(options_for(server));
