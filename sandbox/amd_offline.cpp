@@ -56,7 +56,8 @@ void parse_amdgpu_resources(const std::string& s, AmdResources* out) {
   auto scan = [&s](const char* key, bool take_max, int* value) {
     std::regex re(std::string(";\\s*") + key + ":\\s*(\\d+)");
     bool first = true;
-    for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator();
+         ++it) {
       int v = std::stoi((*it)[1]);
       if (first || (take_max ? v > *value : v < *value)) *value = v;
       first = false;
@@ -72,7 +73,9 @@ Status check_gfx906(const AmdToolchain& tc, const std::string& full_source,
                     const std::vector<std::string>& defines, double timeout_s, AmdResources* out) {
   *out = AmdResources();
   if (!tc.available()) {
-    out->note = "not checked: no clang++-15 with ROCm device libraries here; run `kopt check-amd` on a machine that has them";
+    out->note =
+        "not checked: no clang++-15 with ROCm device libraries here; run `kopt check-amd` on a "
+        "machine that has them";
     return Status();
   }
   TempDir dir;
@@ -81,10 +84,21 @@ Status check_gfx906(const AmdToolchain& tc, const std::string& full_source,
     std::ofstream f(dir.path + "/k.hip", std::ios::binary);
     f << full_source;
   }
-  std::vector<std::string> argv = {tc.clang, "-x", "hip", "--offload-arch=gfx906", "--cuda-device-only",
-                                   "-O3", "-S", "-std=c++17", "-DKOPT_WARP_SIZE=64",
-                                   "--rocm-path=" + tc.rocm_path, "--rocm-device-lib-path=" + tc.device_libs,
-                                   "-Wno-unused-command-line-argument", dir.path + "/k.hip", "-o", dir.path + "/k.s"};
+  std::vector<std::string> argv = {tc.clang,
+                                   "-x",
+                                   "hip",
+                                   "--offload-arch=gfx906",
+                                   "--cuda-device-only",
+                                   "-O3",
+                                   "-S",
+                                   "-std=c++17",
+                                   "-DKOPT_WARP_SIZE=64",
+                                   "--rocm-path=" + tc.rocm_path,
+                                   "--rocm-device-lib-path=" + tc.device_libs,
+                                   "-Wno-unused-command-line-argument",
+                                   dir.path + "/k.hip",
+                                   "-o",
+                                   dir.path + "/k.s"};
   argv.insert(argv.end() - 4, defines.begin(), defines.end());
   ProcessResult r;
   KOPT_RETURN_IF_ERROR(run_process(argv, timeout_s, 64 * 1024, &r));
@@ -92,7 +106,8 @@ Status check_gfx906(const AmdToolchain& tc, const std::string& full_source,
   out->log = r.output;
   out->toolchain = "clang++-15 (ROCm device libs " + tc.device_libs + ")";
   if (r.timed_out) {
-    out->note = "gfx906 compile timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
+    out->note =
+        "gfx906 compile timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
     return Status();
   }
   if (r.exit_code != 0) {

@@ -13,15 +13,15 @@
 namespace kopt {
 
 struct AmdResources {
-  bool checked = false;     // false: no toolchain here (see note)
-  bool compiled = false;    // the source builds for gfx906
-  std::string note;         // why not checked, or the compile error summary
-  std::string log;          // compiler output (capped)
-  int vgprs = 0;            // worst kernel
+  bool checked = false;   // false: no toolchain here (see note)
+  bool compiled = false;  // the source builds for gfx906
+  std::string note;       // why not checked, or the compile error summary
+  std::string log;        // compiler output (capped)
+  int vgprs = 0;          // worst kernel
   int sgprs = 0;
   int scratch_bytes = 0;
-  int occupancy = 0;        // waves per SIMD, lowest kernel
-  std::string toolchain;    // clang version line
+  int occupancy = 0;      // waves per SIMD, lowest kernel
+  std::string toolchain;  // clang version line
 };
 
 struct AmdToolchain {

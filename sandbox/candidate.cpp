@@ -1,10 +1,9 @@
 #include "sandbox/candidate.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace kopt {
 
@@ -19,17 +18,21 @@ constexpr int64_t kMaxBufferBytes = int64_t{8} << 30;
 
 bool valid_identifier(const std::string& s) {
   if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 // An expression field may be a JSON string or integer.
 Status read_expression(const json& j, const std::string& what, std::string* out) {
-  if (j.is_string()) *out = j.get<std::string>();
+  if (j.is_string())
+    *out = j.get<std::string>();
   else if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{INT64_MAX})
     return Status::error(what + " is larger than a 64-bit integer");
-  else if (j.is_number_integer()) *out = std::to_string(j.get<int64_t>());
-  else return Status::error(what + " must be an expression string or an integer");
+  else if (j.is_number_integer())
+    *out = std::to_string(j.get<int64_t>());
+  else
+    return Status::error(what + " must be an expression string or an integer");
   return Status();
 }
 
@@ -37,7 +40,8 @@ Status read_dims(const json& j, const std::string& what, std::array<std::string,
   *out = {"1", "1", "1"};
   if (!j.is_array()) return read_expression(j, what, &(*out)[0]);
   if (j.empty() || j.size() > 3) return Status::error(what + " must have 1 to 3 dimensions");
-  for (size_t i = 0; i < j.size(); ++i) KOPT_RETURN_IF_ERROR(read_expression(j[i], what, &(*out)[i]));
+  for (size_t i = 0; i < j.size(); ++i)
+    KOPT_RETURN_IF_ERROR(read_expression(j[i], what, &(*out)[i]));
   return Status();
 }
 
@@ -51,14 +55,16 @@ Status read_launch(const json& j, const std::string& what, LaunchSpec* out) {
   KOPT_RETURN_IF_ERROR(read_dims(j["grid"], what + ".grid", &out->grid));
   KOPT_RETURN_IF_ERROR(read_dims(j["block"], what + ".block", &out->block));
   if (j.contains("shared_bytes"))
-    KOPT_RETURN_IF_ERROR(read_expression(j["shared_bytes"], what + ".shared_bytes", &out->shared_bytes));
+    KOPT_RETURN_IF_ERROR(
+        read_expression(j["shared_bytes"], what + ".shared_bytes", &out->shared_bytes));
   return Status();
 }
 
 Status parse_spec(const json& j, CandidateSpec* spec) {
   if (!j.is_object()) return Status::error("the kopt: block must be a JSON object");
-  static const char* known[] = {"name", "description", "launches", "relayout", "packed_bytes",
-                                "workspace_bytes", "requires", "params", "nondeterministic"};
+  static const char* known[] = {"name",     "description",  "launches",
+                                "relayout", "packed_bytes", "workspace_bytes",
+                                "requires", "params",       "nondeterministic"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       return Status::error("unknown contract field \"" + it.key() + "\"");
@@ -66,7 +72,8 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
   // type must be a contract_error the model can act on, never an exception.
   for (const char* key : {"name", "description"}) {
     if (j.contains(key) && !j[key].is_string())
-      return Status::error(std::string("\"") + key + "\" must be a string, not " + j[key].type_name());
+      return Status::error(std::string("\"") + key + "\" must be a string, not " +
+                           j[key].type_name());
   }
   spec->name = j.contains("name") ? j["name"].get<std::string>() : "unnamed";
   spec->description = j.contains("description") ? j["description"].get<std::string>() : "";
@@ -90,9 +97,11 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
   if (j.contains("packed_bytes"))
     KOPT_RETURN_IF_ERROR(read_expression(j["packed_bytes"], "packed_bytes", &spec->packed_bytes));
   if (j.contains("workspace_bytes"))
-    KOPT_RETURN_IF_ERROR(read_expression(j["workspace_bytes"], "workspace_bytes", &spec->workspace_bytes));
+    KOPT_RETURN_IF_ERROR(
+        read_expression(j["workspace_bytes"], "workspace_bytes", &spec->workspace_bytes));
   if (j.contains("requires")) {
-    if (!j["requires"].is_array()) return Status::error("\"requires\" must be an array of expressions");
+    if (!j["requires"].is_array())
+      return Status::error("\"requires\" must be an array of expressions");
     for (const auto& r : j["requires"]) {
       std::string e;
       KOPT_RETURN_IF_ERROR(read_expression(r, "requires", &e));
@@ -111,9 +120,11 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
       const json& v = it.value();
       if (!v.is_object() || !v.contains("values") || !v["values"].is_array() || v["values"].empty())
         return Status::error("parameter " + p.name + " needs a non-empty \"values\" array");
-      if (v["values"].size() > 256) return Status::error("parameter " + p.name + ": at most 256 values");
+      if (v["values"].size() > 256)
+        return Status::error("parameter " + p.name + ": at most 256 values");
       for (const auto& x : v["values"]) {
-        if (!x.is_number_integer() || (x.is_number_unsigned() && x.get<uint64_t>() > uint64_t{INT64_MAX}))
+        if (!x.is_number_integer() ||
+            (x.is_number_unsigned() && x.get<uint64_t>() > uint64_t{INT64_MAX}))
           return Status::error("parameter " + p.name + ": values must be 64-bit integers");
         p.values.push_back(x.get<int64_t>());
       }
@@ -126,7 +137,8 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
     }
   }
   if (j.contains("nondeterministic")) {
-    if (!j["nondeterministic"].is_boolean()) return Status::error("\"nondeterministic\" must be true or false");
+    if (!j["nondeterministic"].is_boolean())
+      return Status::error("\"nondeterministic\" must be true or false");
     spec->nondeterministic = j["nondeterministic"];
   }
   return Status();
@@ -136,8 +148,8 @@ Status resolve(const std::string& expr, const Variables& vars, const std::string
                int64_t hi, int64_t* out) {
   KOPT_RETURN_IF_ERROR(evaluate_expression(expr, vars, out));
   if (*out < lo || *out > hi)
-    return Status::error(what + " = " + std::to_string(*out) + " (from '" + expr + "') is outside [" +
-                         std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return Status::error(what + " = " + std::to_string(*out) + " (from '" + expr +
+                         "') is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return Status();
 }
 
@@ -147,17 +159,21 @@ Status resolve_launch(const LaunchSpec& spec, const Variables& vars, const Devic
   int64_t threads = 1;
   for (int d = 0; d < 3; ++d) {
     int64_t g, b;
-    KOPT_RETURN_IF_ERROR(resolve(spec.grid[d], vars, spec.kernel + " grid", 1, d == 0 ? kMaxGridDim : 65535, &g));
-    KOPT_RETURN_IF_ERROR(resolve(spec.block[d], vars, spec.kernel + " block", 1, limits.max_threads_per_block, &b));
+    KOPT_RETURN_IF_ERROR(
+        resolve(spec.grid[d], vars, spec.kernel + " grid", 1, d == 0 ? kMaxGridDim : 65535, &g));
+    KOPT_RETURN_IF_ERROR(
+        resolve(spec.block[d], vars, spec.kernel + " block", 1, limits.max_threads_per_block, &b));
     out->grid[d] = static_cast<uint32_t>(g);
     out->block[d] = static_cast<uint32_t>(b);
     threads *= b;
   }
   if (threads > limits.max_threads_per_block)
-    return Status::error(spec.kernel + ": " + std::to_string(threads) + " threads per block exceeds " +
+    return Status::error(spec.kernel + ": " + std::to_string(threads) +
+                         " threads per block exceeds " +
                          std::to_string(limits.max_threads_per_block));
   int64_t shared;
-  KOPT_RETURN_IF_ERROR(resolve(spec.shared_bytes, vars, spec.kernel + " shared_bytes", 0, limits.max_shared_bytes, &shared));
+  KOPT_RETURN_IF_ERROR(resolve(spec.shared_bytes, vars, spec.kernel + " shared_bytes", 0,
+                               limits.max_shared_bytes, &shared));
   out->shared_bytes = static_cast<uint32_t>(shared);
   return Status();
 }
@@ -169,7 +185,8 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
   const std::string marker = "/* kopt:";
   size_t start = source.find(marker);
   if (start == std::string::npos)
-    return Status::error("no contract block: the source must contain a comment starting '/* kopt:'");
+    return Status::error(
+        "no contract block: the source must contain a comment starting '/* kopt:'");
   size_t end = source.find("*/", start);
   if (end == std::string::npos) return Status::error("the '/* kopt:' comment is not closed");
   std::string text = source.substr(start + marker.size(), end - start - marker.size());
@@ -186,12 +203,14 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
   }
   for (const auto& p : c.spec.params) c.params[p.name] = p.default_value;
   for (const auto& [override_name, value] : overrides) {
-    const std::string& name = override_name;  // a lambda may not capture a structured binding (C++17)
+    const std::string& name =
+        override_name;  // a lambda may not capture a structured binding (C++17)
     auto it = std::find_if(c.spec.params.begin(), c.spec.params.end(),
                            [&](const TunableParam& p) { return p.name == name; });
     if (it == c.spec.params.end()) return Status::error("parameter " + name + " is not declared");
     if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
-      return Status::error("parameter " + name + " = " + std::to_string(value) + " is not among its values");
+      return Status::error("parameter " + name + " = " + std::to_string(value) +
+                           " is not among its values");
     c.params[name] = value;
   }
   *out = std::move(c);
@@ -202,21 +221,27 @@ std::string contract_json(const CandidateSpec& spec) {
   json j;
   j["name"] = spec.name;
   auto launch = [](const LaunchSpec& l) {
-    return json{{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.shared_bytes}};
+    return json{{"kernel", l.kernel},
+                {"grid", l.grid},
+                {"block", l.block},
+                {"shared_bytes", l.shared_bytes}};
   };
   for (const auto& l : spec.launches) j["launches"].push_back(launch(l));
   if (spec.relayout) j["relayout"] = launch(*spec.relayout);
   j["packed_bytes"] = spec.packed_bytes;
   j["workspace_bytes"] = spec.workspace_bytes;
   j["requires"] = spec.requires_;
-  for (const auto& p : spec.params) j["params"][p.name] = {{"values", p.values}, {"default", p.default_value}};
+  for (const auto& p : spec.params)
+    j["params"][p.name] = {{"values", p.values}, {"default", p.default_value}};
   j["nondeterministic"] = spec.nondeterministic;
   return j.dump(2);
 }
 
-Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits& limits, LaunchPlan* plan) {
+Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits& limits,
+                     LaunchPlan* plan) {
   *plan = LaunchPlan();
-  Variables vars = {{"K", shape.K}, {"N", shape.N}, {"G", shape.G}, {"WARP", limits.warp}, {"SMS", limits.sms}};
+  Variables vars = {
+      {"K", shape.K}, {"N", shape.N}, {"G", shape.G}, {"WARP", limits.warp}, {"SMS", limits.sms}};
   for (const auto& [name, value] : c.params) vars[name] = value;
   for (const auto& r : c.spec.requires_) {
     int64_t v;
@@ -236,15 +261,18 @@ Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits&
     ResolvedLaunch r;
     KOPT_RETURN_IF_ERROR(resolve_launch(*c.spec.relayout, vars, limits, &r));
     plan->relayout = r;
-    KOPT_RETURN_IF_ERROR(resolve(c.spec.packed_bytes, vars, "packed_bytes", 1, kMaxBufferBytes, &plan->packed_bytes));
+    KOPT_RETURN_IF_ERROR(resolve(c.spec.packed_bytes, vars, "packed_bytes", 1, kMaxBufferBytes,
+                                 &plan->packed_bytes));
   }
-  KOPT_RETURN_IF_ERROR(resolve(c.spec.workspace_bytes, vars, "workspace_bytes", 0, kMaxBufferBytes, &plan->workspace_bytes));
+  KOPT_RETURN_IF_ERROR(resolve(c.spec.workspace_bytes, vars, "workspace_bytes", 0, kMaxBufferBytes,
+                               &plan->workspace_bytes));
   return Status();
 }
 
 std::vector<std::string> parameter_defines(const Candidate& c) {
   std::vector<std::string> out;
-  for (const auto& [name, value] : c.params) out.push_back("-D" + name + "=" + std::to_string(value));
+  for (const auto& [name, value] : c.params)
+    out.push_back("-D" + name + "=" + std::to_string(value));
   return out;
 }
 

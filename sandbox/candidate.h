@@ -88,7 +88,7 @@ struct ResolvedLaunch {
 };
 
 struct LaunchPlan {
-  bool supported = true;        // false: the shape fails a "requires" clause
+  bool supported = true;  // false: the shape fails a "requires" clause
   std::string unsupported_reason;
   std::vector<ResolvedLaunch> launches;
   std::optional<ResolvedLaunch> relayout;

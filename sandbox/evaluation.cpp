@@ -50,12 +50,20 @@ bool parse_verdict(const std::string& name, Verdict* out) {
 }
 
 json to_json(const DeviceInfo& d) {
-  return json{{"name", d.name}, {"platform", d.platform}, {"arch", d.arch},
-              {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version},
-              {"compiler", d.compiler}, {"multiprocessors", d.multiprocessors},
-              {"l2_bytes", d.l2_bytes}, {"warp_size", d.warp_size}, {"clock_khz", d.clock_khz},
-              {"memory_clock_khz", d.memory_clock_khz}, {"total_memory", d.total_memory},
-              {"max_shared_bytes", d.max_shared_bytes}, {"max_threads_per_block", d.max_threads_per_block},
+  return json{{"name", d.name},
+              {"platform", d.platform},
+              {"arch", d.arch},
+              {"driver_version", d.driver_version},
+              {"runtime_version", d.runtime_version},
+              {"compiler", d.compiler},
+              {"multiprocessors", d.multiprocessors},
+              {"l2_bytes", d.l2_bytes},
+              {"warp_size", d.warp_size},
+              {"clock_khz", d.clock_khz},
+              {"memory_clock_khz", d.memory_clock_khz},
+              {"total_memory", d.total_memory},
+              {"max_shared_bytes", d.max_shared_bytes},
+              {"max_threads_per_block", d.max_threads_per_block},
               {"read_bandwidth_gbps", d.read_bandwidth_gbps}};
 }
 
@@ -80,10 +88,17 @@ DeviceInfo device_info_from_json(const json& j) {
 }
 
 json to_json(const Timing& t) {
-  return json{{"method", t.method}, {"median_us", t.median_us}, {"min_us", t.min_us},
-              {"max_us", t.max_us}, {"spread_pct", t.spread_pct}, {"repetitions", t.repetitions},
-              {"calls_per_repetition", t.calls_per_repetition}, {"weight_copies", t.weight_copies},
-              {"working_set_bytes", t.working_set_bytes}, {"bytes", t.bytes}, {"gbps", t.gbps},
+  return json{{"method", t.method},
+              {"median_us", t.median_us},
+              {"min_us", t.min_us},
+              {"max_us", t.max_us},
+              {"spread_pct", t.spread_pct},
+              {"repetitions", t.repetitions},
+              {"calls_per_repetition", t.calls_per_repetition},
+              {"weight_copies", t.weight_copies},
+              {"working_set_bytes", t.working_set_bytes},
+              {"bytes", t.bytes},
+              {"gbps", t.gbps},
               {"fraction_of_read_bw", t.fraction_of_read_bw}};
 }
 
@@ -105,9 +120,15 @@ Timing timing_from_json(const json& j) {
 }
 
 json to_json(const AmdResources& a) {
-  return json{{"checked", a.checked}, {"compiled", a.compiled}, {"note", a.note}, {"log", a.log},
-              {"vgprs", a.vgprs}, {"sgprs", a.sgprs}, {"scratch_bytes", a.scratch_bytes},
-              {"occupancy", a.occupancy}, {"toolchain", a.toolchain}};
+  return json{{"checked", a.checked},
+              {"compiled", a.compiled},
+              {"note", a.note},
+              {"log", a.log},
+              {"vgprs", a.vgprs},
+              {"sgprs", a.sgprs},
+              {"scratch_bytes", a.scratch_bytes},
+              {"occupancy", a.occupancy},
+              {"toolchain", a.toolchain}};
 }
 
 AmdResources amd_resources_from_json(const json& j) {
@@ -125,13 +146,25 @@ AmdResources amd_resources_from_json(const json& j) {
 }
 
 json to_json(const EvalResult& r) {
-  json j{{"verdict", verdict_name(r.verdict)}, {"message", r.message}, {"stage", r.stage},
-         {"log", r.log}, {"shape", r.shape}, {"candidate_key", r.candidate_key},
-         {"dataset", r.dataset}, {"first_bad_index", r.first_bad_index}, {"expected", r.expected},
-         {"got", r.got}, {"max_abs_error", r.max_abs_error},
-         {"nvidia", {{"checked", r.nvidia.checked}, {"registers", r.nvidia.registers},
-                     {"local_bytes", r.nvidia.local_bytes}, {"static_shared_bytes", r.nvidia.static_shared_bytes}}},
-         {"amd", to_json(r.amd)}, {"device", to_json(r.device)}, {"compile_flags", r.compile_flags}};
+  json j{{"verdict", verdict_name(r.verdict)},
+         {"message", r.message},
+         {"stage", r.stage},
+         {"log", r.log},
+         {"shape", r.shape},
+         {"candidate_key", r.candidate_key},
+         {"dataset", r.dataset},
+         {"first_bad_index", r.first_bad_index},
+         {"expected", r.expected},
+         {"got", r.got},
+         {"max_abs_error", r.max_abs_error},
+         {"nvidia",
+          {{"checked", r.nvidia.checked},
+           {"registers", r.nvidia.registers},
+           {"local_bytes", r.nvidia.local_bytes},
+           {"static_shared_bytes", r.nvidia.static_shared_bytes}}},
+         {"amd", to_json(r.amd)},
+         {"device", to_json(r.device)},
+         {"compile_flags", r.compile_flags}};
   if (r.timing) j["timing"] = to_json(*r.timing);
   return j;
 }

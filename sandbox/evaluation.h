@@ -3,10 +3,9 @@
 // never a crash.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -41,11 +40,11 @@ bool parse_verdict(const std::string& name, Verdict* out);
 
 struct DeviceInfo {
   std::string name;
-  std::string platform;       // nvidia-cuda | amd-hip
-  std::string arch;           // sm_90, gfx906...
+  std::string platform;  // nvidia-cuda | amd-hip
+  std::string arch;      // sm_90, gfx906...
   int driver_version = 0;
   int runtime_version = 0;
-  std::string compiler;       // e.g. "nvrtc 13.0"
+  std::string compiler;  // e.g. "nvrtc 13.0"
   int multiprocessors = 0;
   int64_t l2_bytes = 0;
   int warp_size = 0;
@@ -58,32 +57,32 @@ struct DeviceInfo {
 };
 
 struct Timing {
-  std::string method;       // e.g. "graph-replay/events"
+  std::string method;  // e.g. "graph-replay/events"
   double median_us = 0;
   double min_us = 0;
   double max_us = 0;
-  double spread_pct = 0;    // (max - min) / median
+  double spread_pct = 0;  // (max - min) / median
   int repetitions = 0;
   int calls_per_repetition = 0;
-  int weight_copies = 0;    // rotated to defeat the L2
+  int weight_copies = 0;  // rotated to defeat the L2
   int64_t working_set_bytes = 0;
-  int64_t bytes = 0;        // the problem's byte count
+  int64_t bytes = 0;  // the problem's byte count
   double gbps = 0;
   double fraction_of_read_bw = 0;
 };
 
 struct NvidiaResources {
   bool checked = false;
-  int registers = 0;        // worst kernel
-  int local_bytes = 0;      // spills / stack
+  int registers = 0;    // worst kernel
+  int local_bytes = 0;  // spills / stack
   int static_shared_bytes = 0;
 };
 
 struct EvalResult {
   Verdict verdict = Verdict::kInternalError;
-  std::string message;      // the reason, one line
-  std::string stage;        // where it ended: contract, static, compile, load, relayout, verify, time
-  std::string log;          // compiler log, candidate output (capped)
+  std::string message;  // the reason, one line
+  std::string stage;    // where it ended: contract, static, compile, load, relayout, verify, time
+  std::string log;      // compiler log, candidate output (capped)
   std::string shape;
   std::string candidate_key;
   // Mismatch details (wrong result and friends).

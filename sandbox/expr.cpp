@@ -76,27 +76,38 @@ class Parser {
   int64_t parse_equality() {
     int64_t v = parse_relational();
     for (;;) {
-      if (accept("==")) v = v == parse_relational();
-      else if (accept("!=")) v = v != parse_relational();
-      else return v;
+      if (accept("=="))
+        v = v == parse_relational();
+      else if (accept("!="))
+        v = v != parse_relational();
+      else
+        return v;
     }
   }
   int64_t parse_relational() {
     int64_t v = parse_additive();
     for (;;) {
-      if (accept("<=")) v = v <= parse_additive();
-      else if (accept(">=")) v = v >= parse_additive();
-      else if (accept("<")) v = v < parse_additive();
-      else if (accept(">")) v = v > parse_additive();
-      else return v;
+      if (accept("<="))
+        v = v <= parse_additive();
+      else if (accept(">="))
+        v = v >= parse_additive();
+      else if (accept("<"))
+        v = v < parse_additive();
+      else if (accept(">"))
+        v = v > parse_additive();
+      else
+        return v;
     }
   }
   int64_t parse_additive() {
     int64_t v = parse_multiplicative();
     for (;;) {
-      if (accept("+")) v = add(v, parse_multiplicative());
-      else if (accept("-")) v = subtract(v, parse_multiplicative());
-      else return v;
+      if (accept("+"))
+        v = add(v, parse_multiplicative());
+      else if (accept("-"))
+        v = subtract(v, parse_multiplicative());
+      else
+        return v;
     }
   }
   int64_t divide(int64_t a, int64_t b, bool remainder) {
@@ -111,10 +122,14 @@ class Parser {
   int64_t parse_multiplicative() {
     int64_t v = parse_unary();
     for (;;) {
-      if (accept("*")) v = multiply(v, parse_unary());
-      else if (accept("/")) v = divide(v, parse_unary(), false);
-      else if (accept("%")) v = divide(v, parse_unary(), true);
-      else return v;
+      if (accept("*"))
+        v = multiply(v, parse_unary());
+      else if (accept("/"))
+        v = divide(v, parse_unary(), false);
+      else if (accept("%"))
+        v = divide(v, parse_unary(), true);
+      else
+        return v;
     }
   }
   int64_t parse_unary() {
@@ -123,9 +138,12 @@ class Parser {
       return 0;
     }
     int64_t v;
-    if (accept("-")) v = subtract(0, parse_unary());
-    else if (accept("!")) v = parse_unary() == 0;
-    else v = parse_primary();
+    if (accept("-"))
+      v = subtract(0, parse_unary());
+    else if (accept("!"))
+      v = parse_unary() == 0;
+    else
+      v = parse_primary();
     --depth_;
     return v;
   }

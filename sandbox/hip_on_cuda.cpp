@@ -77,51 +77,50 @@ void load_driver() {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    g_load_error = std::string("no NVIDIA driver: cannot load libcuda.so.1 (") +
-                   (why ? why : "unknown") + ")";
+    g_load_error =
+        std::string("no NVIDIA driver: cannot load libcuda.so.1 (") + (why ? why : "unknown") + ")";
     return;
   }
   DriverTable& d = g_driver;
-  bool ok = resolve(lib, "cuInit", &d.init) &&
-            resolve(lib, "cuDeviceGetCount", &d.device_get_count) &&
-            resolve(lib, "cuDeviceGet", &d.device_get) &&
-            resolve(lib, "cuDeviceGetName", &d.device_get_name) &&
-            resolve(lib, "cuDeviceGetAttribute", &d.device_get_attribute) &&
-            resolve(lib, "cuDeviceTotalMem_v2", &d.device_total_mem) &&
-            resolve(lib, "cuDevicePrimaryCtxRetain", &d.primary_ctx_retain) &&
-            resolve(lib, "cuCtxSetCurrent", &d.ctx_set_current) &&
-            resolve(lib, "cuCtxSynchronize", &d.ctx_synchronize) &&
-            resolve(lib, "cuDriverGetVersion", &d.driver_get_version) &&
-            resolve(lib, "cuGetErrorString", &d.get_error_string) &&
-            resolve(lib, "cuGetErrorName", &d.get_error_name) &&
-            resolve(lib, "cuMemAlloc_v2", &d.mem_alloc) &&
-            resolve(lib, "cuMemFree_v2", &d.mem_free) &&
-            resolve(lib, "cuMemGetInfo_v2", &d.mem_get_info) &&
-            resolve(lib, "cuMemcpyHtoD_v2", &d.memcpy_htod) &&
-            resolve(lib, "cuMemcpyDtoH_v2", &d.memcpy_dtoh) &&
-            resolve(lib, "cuMemcpyDtoD_v2", &d.memcpy_dtod) &&
-            resolve(lib, "cuMemsetD8_v2", &d.memset_d8) &&
-            resolve(lib, "cuMemsetD8Async", &d.memset_d8_async) &&
-            resolve(lib, "cuStreamCreate", &d.stream_create) &&
-            resolve(lib, "cuStreamDestroy_v2", &d.stream_destroy) &&
-            resolve(lib, "cuStreamSynchronize", &d.stream_synchronize) &&
-            resolve(lib, "cuStreamQuery", &d.stream_query) &&
-            resolve(lib, "cuEventCreate", &d.event_create) &&
-            resolve(lib, "cuEventDestroy_v2", &d.event_destroy) &&
-            resolve(lib, "cuEventRecord", &d.event_record) &&
-            resolve(lib, "cuEventSynchronize", &d.event_synchronize) &&
-            resolve(lib, "cuEventElapsedTime", &d.event_elapsed_time) &&
-            resolve(lib, "cuModuleLoadData", &d.module_load_data) &&
-            resolve(lib, "cuModuleUnload", &d.module_unload) &&
-            resolve(lib, "cuModuleGetFunction", &d.module_get_function) &&
-            resolve(lib, "cuFuncGetAttribute", &d.func_get_attribute) &&
-            resolve(lib, "cuLaunchKernel", &d.launch_kernel) &&
-            resolve(lib, "cuStreamBeginCapture_v2", &d.stream_begin_capture) &&
-            resolve(lib, "cuStreamEndCapture", &d.stream_end_capture) &&
-            resolve(lib, "cuGraphInstantiateWithFlags", &d.graph_instantiate) &&
-            resolve(lib, "cuGraphLaunch", &d.graph_launch) &&
-            resolve(lib, "cuGraphExecDestroy", &d.graph_exec_destroy) &&
-            resolve(lib, "cuGraphDestroy", &d.graph_destroy);
+  bool ok =
+      resolve(lib, "cuInit", &d.init) && resolve(lib, "cuDeviceGetCount", &d.device_get_count) &&
+      resolve(lib, "cuDeviceGet", &d.device_get) &&
+      resolve(lib, "cuDeviceGetName", &d.device_get_name) &&
+      resolve(lib, "cuDeviceGetAttribute", &d.device_get_attribute) &&
+      resolve(lib, "cuDeviceTotalMem_v2", &d.device_total_mem) &&
+      resolve(lib, "cuDevicePrimaryCtxRetain", &d.primary_ctx_retain) &&
+      resolve(lib, "cuCtxSetCurrent", &d.ctx_set_current) &&
+      resolve(lib, "cuCtxSynchronize", &d.ctx_synchronize) &&
+      resolve(lib, "cuDriverGetVersion", &d.driver_get_version) &&
+      resolve(lib, "cuGetErrorString", &d.get_error_string) &&
+      resolve(lib, "cuGetErrorName", &d.get_error_name) &&
+      resolve(lib, "cuMemAlloc_v2", &d.mem_alloc) && resolve(lib, "cuMemFree_v2", &d.mem_free) &&
+      resolve(lib, "cuMemGetInfo_v2", &d.mem_get_info) &&
+      resolve(lib, "cuMemcpyHtoD_v2", &d.memcpy_htod) &&
+      resolve(lib, "cuMemcpyDtoH_v2", &d.memcpy_dtoh) &&
+      resolve(lib, "cuMemcpyDtoD_v2", &d.memcpy_dtod) &&
+      resolve(lib, "cuMemsetD8_v2", &d.memset_d8) &&
+      resolve(lib, "cuMemsetD8Async", &d.memset_d8_async) &&
+      resolve(lib, "cuStreamCreate", &d.stream_create) &&
+      resolve(lib, "cuStreamDestroy_v2", &d.stream_destroy) &&
+      resolve(lib, "cuStreamSynchronize", &d.stream_synchronize) &&
+      resolve(lib, "cuStreamQuery", &d.stream_query) &&
+      resolve(lib, "cuEventCreate", &d.event_create) &&
+      resolve(lib, "cuEventDestroy_v2", &d.event_destroy) &&
+      resolve(lib, "cuEventRecord", &d.event_record) &&
+      resolve(lib, "cuEventSynchronize", &d.event_synchronize) &&
+      resolve(lib, "cuEventElapsedTime", &d.event_elapsed_time) &&
+      resolve(lib, "cuModuleLoadData", &d.module_load_data) &&
+      resolve(lib, "cuModuleUnload", &d.module_unload) &&
+      resolve(lib, "cuModuleGetFunction", &d.module_get_function) &&
+      resolve(lib, "cuFuncGetAttribute", &d.func_get_attribute) &&
+      resolve(lib, "cuLaunchKernel", &d.launch_kernel) &&
+      resolve(lib, "cuStreamBeginCapture_v2", &d.stream_begin_capture) &&
+      resolve(lib, "cuStreamEndCapture", &d.stream_end_capture) &&
+      resolve(lib, "cuGraphInstantiateWithFlags", &d.graph_instantiate) &&
+      resolve(lib, "cuGraphLaunch", &d.graph_launch) &&
+      resolve(lib, "cuGraphExecDestroy", &d.graph_exec_destroy) &&
+      resolve(lib, "cuGraphDestroy", &d.graph_destroy);
   d.graph_upload = reinterpret_cast<decltype(d.graph_upload)>(dlsym(lib, "cuGraphUpload"));
   if (ok) {
     g_loaded = true;
@@ -305,7 +304,8 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t exec) {
 }
 hipError_t hipGraphDestroy(hipGraph_t graph) { return KOPT_DRIVER_CALL(graph_destroy, graph); }
 hipError_t hipGraphUpload(hipGraphExec_t exec, hipStream_t stream) {
-  if (g_loaded && g_driver.graph_upload == nullptr) return hipSuccess;  // uploaded on first launch instead
+  if (g_loaded && g_driver.graph_upload == nullptr)
+    return hipSuccess;  // uploaded on first launch instead
   return KOPT_DRIVER_CALL(graph_upload, exec, stream);
 }
 
@@ -322,7 +322,8 @@ const char* kopt_cuda_include_dir() {
       }
     }
 #ifdef KOPT_CUDA_INCLUDE_DIR
-    if (stat(KOPT_CUDA_INCLUDE_DIR "/cuda_fp16.h", &st) == 0) return std::string(KOPT_CUDA_INCLUDE_DIR);
+    if (stat(KOPT_CUDA_INCLUDE_DIR "/cuda_fp16.h", &st) == 0)
+      return std::string(KOPT_CUDA_INCLUDE_DIR);
 #endif
     return std::string("/usr/local/cuda/include");
   }();

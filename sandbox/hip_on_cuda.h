@@ -100,16 +100,15 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop);
 hipError_t hipModuleLoadData(hipModule_t* module, const void* image);
 hipError_t hipModuleUnload(hipModule_t module);
 hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* name);
-hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attribute,
-                               hipFunction_t function);
+hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attribute, hipFunction_t function);
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
                                  unsigned bx, unsigned by, unsigned bz, unsigned shared_bytes,
                                  hipStream_t stream, void** params, void** extra);
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode);
 hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t* graph);
-hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, void* error_node,
-                               char* log, size_t log_size);
+hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, void* error_node, char* log,
+                               size_t log_size);
 hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t stream);
 hipError_t hipGraphExecDestroy(hipGraphExec_t exec);
 hipError_t hipGraphDestroy(hipGraph_t graph);
@@ -142,7 +141,9 @@ inline hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char* log) {
 inline hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t* size) {
   return nvrtcGetPTXSize(prog, size);
 }
-inline hiprtcResult hiprtcGetCode(hiprtcProgram prog, char* code) { return nvrtcGetPTX(prog, code); }
+inline hiprtcResult hiprtcGetCode(hiprtcProgram prog, char* code) {
+  return nvrtcGetPTX(prog, code);
+}
 inline const char* hiprtcGetErrorString(hiprtcResult result) { return nvrtcGetErrorString(result); }
 inline hiprtcResult hiprtcVersion(int* major, int* minor) { return nvrtcVersion(major, minor); }
 

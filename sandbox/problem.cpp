@@ -56,17 +56,16 @@ Status parse_shape(const std::string& text, int64_t group, Shape* out) {
 }
 
 std::vector<Shape> contest_suite() {
-  const int64_t kn[14][2] = {{7168, 9216}, {7168, 1536}, {7168, 1024}, {5120, 6144},
-                             {5120, 3584}, {5120, 3072}, {5120, 768},  {5120, 256},
-                             {4608, 7168}, {4096, 7168}, {3072, 5120}, {1536, 6144},
-                             {512, 7168},  {384, 5120}};
+  const int64_t kn[14][2] = {{7168, 9216}, {7168, 1536}, {7168, 1024}, {5120, 6144}, {5120, 3584},
+                             {5120, 3072}, {5120, 768},  {5120, 256},  {4608, 7168}, {4096, 7168},
+                             {3072, 5120}, {1536, 6144}, {512, 7168},  {384, 5120}};
   std::vector<Shape> shapes;
   for (const auto& p : kn) shapes.push_back(Shape{p[0], p[1], 64});
   return shapes;
 }
 
-Status resolve_shapes(const std::string& suite, const std::vector<std::string>& texts, int64_t group,
-                      std::vector<Shape>* out) {
+Status resolve_shapes(const std::string& suite, const std::vector<std::string>& texts,
+                      int64_t group, std::vector<Shape>* out) {
   out->clear();
   if (!suite.empty()) {
     if (suite != "contest") return Status::error("unknown suite '" + suite + "' (known: contest)");
@@ -99,9 +98,10 @@ uint16_t float_to_half(float value) {
   std::memcpy(&f, &value, 4);
   uint32_t sign = (f >> 16) & 0x8000u;
   uint32_t abs = f & 0x7FFFFFFFu;
-  if (abs >= 0x7F800000u) return static_cast<uint16_t>(sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u));
+  if (abs >= 0x7F800000u)
+    return static_cast<uint16_t>(sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u));
   if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // rounds to inf
-  if (abs < 0x38800000u) {                                                // subnormal or zero
+  if (abs < 0x38800000u) {                                               // subnormal or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
     uint32_t mant = (abs & 0x007FFFFFu) | 0x00800000u;
     int shift = 113 - static_cast<int>(abs >> 23) + 13;
@@ -142,10 +142,14 @@ float half_to_float(uint16_t h) {
 
 const char* dataset_name(Dataset d) {
   switch (d) {
-    case Dataset::kRandom: return "random";
-    case Dataset::kOutliers: return "outliers";
-    case Dataset::kExactInteger: return "exact-integer";
-    case Dataset::kOneHot: return "one-hot";
+    case Dataset::kRandom:
+      return "random";
+    case Dataset::kOutliers:
+      return "outliers";
+    case Dataset::kExactInteger:
+      return "exact-integer";
+    case Dataset::kOneHot:
+      return "one-hot";
   }
   return "?";
 }
@@ -173,19 +177,24 @@ uint8_t ProblemData::q(int64_t n, int64_t k) const {
 }
 uint16_t ProblemData::scale_bits(int64_t n, int64_t g) const {
   uint16_t v;
-  std::memcpy(&v, blob.data() + CanonicalLayout::of(shape).scales_offset +
-                      2 * static_cast<size_t>(n * (shape.K / shape.G) + g), 2);
+  std::memcpy(&v,
+              blob.data() + CanonicalLayout::of(shape).scales_offset +
+                  2 * static_cast<size_t>(n * (shape.K / shape.G) + g),
+              2);
   return v;
 }
 uint16_t ProblemData::offset_bits(int64_t n, int64_t g) const {
   uint16_t v;
-  std::memcpy(&v, blob.data() + CanonicalLayout::of(shape).offsets_offset +
-                      2 * static_cast<size_t>(n * (shape.K / shape.G) + g), 2);
+  std::memcpy(&v,
+              blob.data() + CanonicalLayout::of(shape).offsets_offset +
+                  2 * static_cast<size_t>(n * (shape.K / shape.G) + g),
+              2);
   return v;
 }
 
 uint64_t verification_seed(uint64_t request_seed, int trial, Dataset dataset) {
-  return request_seed * 1000003ull + static_cast<uint64_t>(trial) * 17 + static_cast<uint64_t>(dataset);
+  return request_seed * 1000003ull + static_cast<uint64_t>(trial) * 17 +
+         static_cast<uint64_t>(dataset);
 }
 
 void regenerate_x(ProblemData* data, Dataset dataset, uint64_t seed) {
@@ -202,7 +211,8 @@ void regenerate_x(ProblemData* data, Dataset dataset, uint64_t seed) {
         // well inside atol where y is near zero, while fp16 accumulation fails.
         for (int i = 0; i < 8 && i < K; ++i) {
           double mag = rng.uniform(32.0, 128.0) * (rng.next() & 1 ? 1.0 : -1.0);
-          data->x[static_cast<size_t>(rng.integer(0, K - 1))] = float_to_half(static_cast<float>(mag));
+          data->x[static_cast<size_t>(rng.integer(0, K - 1))] =
+              float_to_half(static_cast<float>(mag));
         }
       }
       break;
@@ -256,7 +266,8 @@ ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed)
 std::vector<double> reference_gemv(const ProblemData& d) {
   const int64_t K = d.shape.K, N = d.shape.N, G = d.shape.G, groups = K / G;
   std::vector<double> x(static_cast<size_t>(K));
-  for (int64_t k = 0; k < K; ++k) x[static_cast<size_t>(k)] = half_to_float(d.x[static_cast<size_t>(k)]);
+  for (int64_t k = 0; k < K; ++k)
+    x[static_cast<size_t>(k)] = half_to_float(d.x[static_cast<size_t>(k)]);
   // Σx per group is shared by every column: w = s·q + o gives
   // y[n] = Σ_g (s·Σ_k x·q + o·Σ_k x).
   std::vector<double> xsum(static_cast<size_t>(groups), 0.0);
@@ -272,10 +283,12 @@ std::vector<double> reference_gemv(const ProblemData& d) {
       double xq = 0;
       for (int64_t j = g * G / 2; j < (g + 1) * G / 2; ++j) {
         uint8_t b = row[j];
-        xq += x[static_cast<size_t>(2 * j)] * (b & 15) + x[static_cast<size_t>(2 * j + 1)] * (b >> 4);
+        xq +=
+            x[static_cast<size_t>(2 * j)] * (b & 15) + x[static_cast<size_t>(2 * j + 1)] * (b >> 4);
       }
       size_t gi = static_cast<size_t>(n * groups + g);
-      acc += half_to_float(scales[gi]) * xq + half_to_float(offsets[gi]) * xsum[static_cast<size_t>(g)];
+      acc += half_to_float(scales[gi]) * xq +
+             half_to_float(offsets[gi]) * xsum[static_cast<size_t>(g)];
     }
     y[static_cast<size_t>(n)] = acc;
   }
@@ -291,7 +304,8 @@ ProblemData from_integer_zero(const IntegerZeroWeights& w, const std::vector<uin
   d.blob.assign(layout.total_bytes, 0);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; k += 2) {
-      uint8_t lo = w.q[static_cast<size_t>(n * K + k)] & 15, hi = w.q[static_cast<size_t>(n * K + k + 1)] & 15;
+      uint8_t lo = w.q[static_cast<size_t>(n * K + k)] & 15,
+              hi = w.q[static_cast<size_t>(n * K + k + 1)] & 15;
       d.blob[static_cast<size_t>(n * (K / 2) + k / 2)] = static_cast<uint8_t>(lo | (hi << 4));
     }
   auto* scales = reinterpret_cast<uint16_t*>(d.blob.data() + layout.scales_offset);

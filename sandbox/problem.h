@@ -30,8 +30,8 @@ std::vector<Shape> contest_suite();
 
 // The shapes a command names: a suite ("contest", or empty for none) followed
 // by each "KxN" text. An unknown suite or a malformed shape is an error.
-Status resolve_shapes(const std::string& suite, const std::vector<std::string>& texts, int64_t group,
-                      std::vector<Shape>* out);
+Status resolve_shapes(const std::string& suite, const std::vector<std::string>& texts,
+                      int64_t group, std::vector<Shape>* out);
 
 // Bytes a kernel must move: weights, scales and offsets, x and y.
 int64_t shape_bytes(const Shape& shape);
@@ -64,8 +64,8 @@ std::vector<Dataset> all_datasets();
 // One problem instance: x and the canonical blob, both as raw bytes.
 struct ProblemData {
   Shape shape;
-  std::vector<uint16_t> x;     // fp16 bits, length K
-  std::vector<uint8_t> blob;   // CanonicalLayout::of(shape).total_bytes
+  std::vector<uint16_t> x;    // fp16 bits, length K
+  std::vector<uint8_t> blob;  // CanonicalLayout::of(shape).total_bytes
   uint8_t q(int64_t n, int64_t k) const;
   uint16_t scale_bits(int64_t n, int64_t g) const;
   uint16_t offset_bits(int64_t n, int64_t g) const;
@@ -88,9 +88,9 @@ std::vector<double> reference_gemv(const ProblemData& data);
 // fp16, adding at most half an fp16 ulp of |z·s| per group.
 struct IntegerZeroWeights {
   Shape shape;
-  std::vector<uint8_t> q;         // [N][K], 0..15
-  std::vector<uint8_t> zeros;     // [N][K/G], 0..15
-  std::vector<uint16_t> scales;   // fp16 bits [N][K/G]
+  std::vector<uint8_t> q;        // [N][K], 0..15
+  std::vector<uint8_t> zeros;    // [N][K/G], 0..15
+  std::vector<uint16_t> scales;  // fp16 bits [N][K/G]
 };
 ProblemData from_integer_zero(const IntegerZeroWeights& w, const std::vector<uint16_t>& x);
 

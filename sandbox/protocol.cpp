@@ -7,10 +7,16 @@ using nlohmann::json;
 json to_json(const EvalRequest& r) {
   json params = json::object();
   for (const auto& [k, v] : r.params) params[k] = v;
-  return json{{"op", "eval"}, {"source", r.source}, {"baseline", r.baseline}, {"params", params},
+  return json{{"op", "eval"},
+              {"source", r.source},
+              {"baseline", r.baseline},
+              {"params", params},
               {"shape", {{"K", r.shape.K}, {"N", r.shape.N}, {"G", r.shape.G}}},
-              {"seed", r.seed}, {"trials", r.trials}, {"time", r.time},
-              {"time_batches", r.time_batches}, {"repetitions", r.repetitions},
+              {"seed", r.seed},
+              {"trials", r.trials},
+              {"time", r.time},
+              {"time_batches", r.time_batches},
+              {"repetitions", r.repetitions},
               {"working_set_l2_multiple", r.working_set_l2_multiple}};
 }
 
@@ -18,9 +24,11 @@ Status eval_request_from_json(const json& j, EvalRequest* out) {
   EvalRequest r;
   try {
     r.baseline = j.value("baseline", std::string());
-    r.source = r.baseline.empty() ? j.at("source").get<std::string>() : j.value("source", std::string());
+    r.source =
+        r.baseline.empty() ? j.at("source").get<std::string>() : j.value("source", std::string());
     if (j.contains("params"))
-      for (auto it = j["params"].begin(); it != j["params"].end(); ++it) r.params[it.key()] = it.value().get<int64_t>();
+      for (auto it = j["params"].begin(); it != j["params"].end(); ++it)
+        r.params[it.key()] = it.value().get<int64_t>();
     const json& s = j.at("shape");
     r.shape = Shape{s.at("K").get<int64_t>(), s.at("N").get<int64_t>(), s.value("G", int64_t{64})};
     r.seed = j.value("seed", uint64_t{1});
@@ -32,9 +40,11 @@ Status eval_request_from_json(const json& j, EvalRequest* out) {
   } catch (const json::exception& e) {
     return Status::error(std::string("malformed eval request: ") + e.what());
   }
-  if (r.trials < 1 || r.trials > 100 || r.time_batches < 1 || r.time_batches > 100 || r.repetitions < 1 ||
-      r.repetitions > 10000 || r.working_set_l2_multiple < 1 || r.working_set_l2_multiple > 64)
-    return Status::error("malformed eval request: trials, batches, repetitions or working set out of range");
+  if (r.trials < 1 || r.trials > 100 || r.time_batches < 1 || r.time_batches > 100 ||
+      r.repetitions < 1 || r.repetitions > 10000 || r.working_set_l2_multiple < 1 ||
+      r.working_set_l2_multiple > 64)
+    return Status::error(
+        "malformed eval request: trials, batches, repetitions or working set out of range");
   KOPT_RETURN_IF_ERROR(validate_shape(r.shape));
   *out = std::move(r);
   return Status();

@@ -16,10 +16,9 @@
 // which the orchestrator caps and keeps as the log.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sandbox/problem.h"
@@ -40,11 +39,11 @@ struct EvalRequest {
   // of a source; verified and timed the same way.
   std::string baseline;
   Shape shape;
-  uint64_t seed = 1;      // every trial and timing batch derives its own seed from this
-  int trials = 2;         // rounds over all datasets
+  uint64_t seed = 1;  // every trial and timing batch derives its own seed from this
+  int trials = 2;     // rounds over all datasets
   bool time = true;
-  int time_batches = 2;   // x is regenerated and outputs re-checked between batches
-  int repetitions = 8;    // event-timed replays per batch
+  int time_batches = 2;  // x is regenerated and outputs re-checked between batches
+  int repetitions = 8;   // event-timed replays per batch
   double working_set_l2_multiple = 4.0;
 };
 

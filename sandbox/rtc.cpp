@@ -4,10 +4,12 @@
 
 namespace kopt {
 
-Status rtc_compile(const std::string& full_source, const std::vector<std::string>& options, RtcOutput* out) {
+Status rtc_compile(const std::string& full_source, const std::vector<std::string>& options,
+                   RtcOutput* out) {
   *out = RtcOutput();
   hiprtcProgram prog;
-  if (hiprtcCreateProgram(&prog, full_source.c_str(), "candidate.hip", 0, nullptr, nullptr) != HIPRTC_SUCCESS)
+  if (hiprtcCreateProgram(&prog, full_source.c_str(), "candidate.hip", 0, nullptr, nullptr) !=
+      HIPRTC_SUCCESS)
     return Status::error("hiprtcCreateProgram failed");
   std::vector<const char*> opts;
   for (const auto& o : options) opts.push_back(o.c_str());
@@ -32,10 +34,11 @@ std::vector<std::string> rtc_target_options(const std::string& arch, int warp_si
 #if defined(KOPT_PLATFORM_NVIDIA)
   // compute_XY (virtual): the PTX is what the static check reads; the driver
   // assembles it at load. NVRTC rejects -O3 and needs the toolkit headers.
-  return {"--gpu-architecture=compute_" + arch, std::string("-I") + kopt_cuda_include_dir(), "--std=c++17",
-          "-DKOPT_WARP_SIZE=" + std::to_string(warp_size)};
+  return {"--gpu-architecture=compute_" + arch, std::string("-I") + kopt_cuda_include_dir(),
+          "--std=c++17", "-DKOPT_WARP_SIZE=" + std::to_string(warp_size)};
 #else
-  return {"--gpu-architecture=" + arch, "-O3", "-std=c++17", "-DKOPT_WARP_SIZE=" + std::to_string(warp_size)};
+  return {"--gpu-architecture=" + arch, "-O3", "-std=c++17",
+          "-DKOPT_WARP_SIZE=" + std::to_string(warp_size)};
 #endif
 }
 

@@ -17,7 +17,8 @@ struct RtcOutput {
 
 // Compiles a full source (prelude included). A compile error is a result
 // (compiled = false); a Status error is kopt's own failure.
-Status rtc_compile(const std::string& full_source, const std::vector<std::string>& options, RtcOutput* out);
+Status rtc_compile(const std::string& full_source, const std::vector<std::string>& options,
+                   RtcOutput* out);
 
 // Options for a target: on NVIDIA `arch` is a compute capability such as "90";
 // on AMD a gcnArchName such as "gfx906".

@@ -11,7 +11,8 @@ Sandbox::Sandbox(SandboxOptions options)
       amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
       worker_(options_.worker_command, options_.limits) {}
 
-AmdResources Sandbox::check_amd(const std::string& source, const std::map<std::string, int64_t>& params) {
+AmdResources Sandbox::check_amd(const std::string& source,
+                                const std::map<std::string, int64_t>& params) {
   AmdResources r;
   Candidate c;
   if (!parse_candidate(source, params, &c).ok()) {
@@ -30,7 +31,8 @@ AmdResources Sandbox::check_amd(const std::string& source, const std::map<std::s
     r.note = "not checked: " + s.message();
     return r;
   }
-  s = check_gfx906(amd_, assemble_source(cleaned), parameter_defines(c), options_.amd_timeout_s, &r);
+  s = check_gfx906(amd_, assemble_source(cleaned), parameter_defines(c), options_.amd_timeout_s,
+                   &r);
   if (!s.ok()) r.note = "not checked: " + s.message();
   amd_cache_[key] = r;
   return r;
@@ -42,7 +44,8 @@ EvalResult Sandbox::evaluate(const EvalRequest& request) {
   // for NVIDIA keeps its verdict and is marked "not portable" (amd.compiled).
   if (!request.baseline.empty())
     r.amd.note = "not applicable: a library baseline";
-  else if (options_.amd_check && r.verdict != Verdict::kContractError && r.verdict != Verdict::kStaticRejected)
+  else if (options_.amd_check && r.verdict != Verdict::kContractError &&
+           r.verdict != Verdict::kStaticRejected)
     r.amd = check_amd(request.source, request.params);
   else if (!options_.amd_check)
     r.amd.note = "not checked: disabled";

@@ -26,7 +26,9 @@ class Sandbox {
   explicit Sandbox(SandboxOptions options = SandboxOptions());
 
   EvalResult evaluate(const EvalRequest& request);
-  Status device_info(bool measure_bandwidth, DeviceInfo* out) { return worker_.device_info(measure_bandwidth, out); }
+  Status device_info(bool measure_bandwidth, DeviceInfo* out) {
+    return worker_.device_info(measure_bandwidth, out);
+  }
   const AmdToolchain& amd_toolchain() const { return amd_; }
   int worker_restarts() const { return worker_.restarts(); }
 

@@ -10,8 +10,9 @@ namespace kopt {
 namespace {
 
 // Includes the prelude already provides; anything else is refused.
-const char* const kProvidedIncludes[] = {"hip/hip_runtime.h", "hip/hip_fp16.h", "cuda_fp16.h",
-                                         "cuda_runtime.h",    "cuda.h",         "hip/hip_runtime_api.h"};
+const char* const kProvidedIncludes[] = {
+    "hip/hip_runtime.h", "hip/hip_fp16.h", "cuda_fp16.h",
+    "cuda_runtime.h",    "cuda.h",         "hip/hip_runtime_api.h"};
 
 // Host-side or sandbox-escaping constructs: launches from device code, host
 // allocation, streams, threads, files, processes, libraries.
@@ -22,14 +23,16 @@ struct Forbidden {
 const Forbidden kForbidden[] = {
     {R"(<<<)", "kernel launches (host code or dynamic parallelism)"},
     {R"(\b(cuda|hip|cu)[A-Z]\w*\s*\()", "GPU runtime API calls (host code)"},
-    {R"(\b(cublas|hipblas|rocblas|cutlass|thrust|rocprim|cudnn|miopen)\w*|\bcub\s*::)", "library calls"},
+    {R"(\b(cublas|hipblas|rocblas|cutlass|thrust|rocprim|cudnn|miopen)\w*|\bcub\s*::)",
+     "library calls"},
     {R"(\bint\s+main\s*\()", "a main function (host code)"},
     {R"(\bstd\s*::\s*(thread|async|system|fstream|ifstream|ofstream)\b)", "host threads or files"},
     {R"(\b(fopen|system|popen|fork|exec\w*|dlopen|getenv)\s*\()", "host system calls"},
     {R"(\b(malloc|free)\s*\()", "device heap allocation"},
     {R"(__managed__)", "managed memory"},
     {R"(\bnvcuda\s*::\s*wmma\b|\bwmma\s*::)", "tensor-core (wmma) APIs"},
-    {R"(__builtin_amdgcn_mfma|__builtin_amdgcn_wmma|__hmma_|__imma_|__bmma_)", "matrix-core builtins"},
+    {R"(__builtin_amdgcn_mfma|__builtin_amdgcn_wmma|__hmma_|__imma_|__bmma_)",
+     "matrix-core builtins"},
     {R"(\bcooperative_groups\b|\bthis_grid\s*\()", "grid-wide synchronisation"},
 };
 
@@ -54,26 +57,38 @@ std::string strip_comments(const std::string& s) {
     char c = s[i], next = i + 1 < s.size() ? s[i + 1] : '\0';
     switch (state) {
       case kCode:
-        if (c == '/' && next == '/') state = kLine, out[i] = ' ';
-        else if (c == '/' && next == '*') state = kBlock, out[i] = ' ', out[++i] = ' ';
-        else if (c == '"') state = kString;
-        else if (c == '\'') state = kChar;
+        if (c == '/' && next == '/')
+          state = kLine, out[i] = ' ';
+        else if (c == '/' && next == '*')
+          state = kBlock, out[i] = ' ', out[++i] = ' ';
+        else if (c == '"')
+          state = kString;
+        else if (c == '\'')
+          state = kChar;
         break;
       case kLine:
-        if (c == '\n') state = kCode;
-        else out[i] = ' ';
+        if (c == '\n')
+          state = kCode;
+        else
+          out[i] = ' ';
         break;
       case kBlock:
-        if (c == '*' && next == '/') state = kCode, out[i] = ' ', out[++i] = ' ';
-        else if (c != '\n') out[i] = ' ';
+        if (c == '*' && next == '/')
+          state = kCode, out[i] = ' ', out[++i] = ' ';
+        else if (c != '\n')
+          out[i] = ' ';
         break;
       case kString:
-        if (c == '\\') ++i;
-        else if (c == '"') state = kCode;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          state = kCode;
         break;
       case kChar:
-        if (c == '\\') ++i;
-        else if (c == '\'') state = kCode;
+        if (c == '\\')
+          ++i;
+        else if (c == '\'')
+          state = kCode;
         break;
     }
   }
@@ -84,13 +99,16 @@ int line_of(const std::string& s, size_t pos) {
   return 1 + static_cast<int>(std::count(s.begin(), s.begin() + static_cast<long>(pos), '\n'));
 }
 
-std::string at_line(const std::string& s, size_t pos) { return " (line " + std::to_string(line_of(s, pos)) + ")"; }
+std::string at_line(const std::string& s, size_t pos) {
+  return " (line " + std::to_string(line_of(s, pos)) + ")";
+}
 
 // Checks each instruction of the template (the string literals before the
 // first ':') of one asm(...) statement.
 Status check_asm_statement(const std::string& code, size_t start) {
   size_t i = code.find('(', start);
-  if (i == std::string::npos) return Status::error("malformed asm statement" + at_line(code, start));
+  if (i == std::string::npos)
+    return Status::error("malformed asm statement" + at_line(code, start));
   // Only qualifiers may stand between the keyword and '(' ("asm volatile (").
   static const std::regex qualifiers(R"(^\s*(volatile|__volatile__|inline|goto|\s)*$)");
   const size_t keyword_end = code.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", start);
@@ -133,7 +151,8 @@ Status check_asm_statement(const std::string& code, size_t start) {
       return mnemonic.compare(0, p.size(), p) == 0;
     });
     if (!allowed)
-      return Status::error("inline assembly '" + mnemonic + "' is not in the allow-list" + at_line(code, start));
+      return Status::error("inline assembly '" + mnemonic + "' is not in the allow-list" +
+                           at_line(code, start));
   }
   return Status();
 }
@@ -151,22 +170,27 @@ Status check_source(const std::string& source, const std::vector<std::string>& k
   std::string code = strip_comments(source);
   std::string result = source;
 
-  static const std::regex include_re(R"(^[ \t]*#[ \t]*(include|import|include_next)[ \t]*[<"]([^>"]*)[>"])",
-                                     std::regex::multiline);
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), include_re); it != std::sregex_iterator(); ++it) {
+  static const std::regex include_re(
+      R"(^[ \t]*#[ \t]*(include|import|include_next)[ \t]*[<"]([^>"]*)[>"])",
+      std::regex::multiline);
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), include_re);
+       it != std::sregex_iterator(); ++it) {
     std::string header = (*it)[2];
     size_t pos = static_cast<size_t>(it->position(0));
-    if (std::find(std::begin(kProvidedIncludes), std::end(kProvidedIncludes), header) == std::end(kProvidedIncludes))
+    if (std::find(std::begin(kProvidedIncludes), std::end(kProvidedIncludes), header) ==
+        std::end(kProvidedIncludes))
       return Status::error("#include <" + header + "> is not allowed" + at_line(code, pos) +
                            "; the prelude provides the half types and warp helpers");
     result.replace(pos, 2, "//");  // keep length and line numbers
   }
-  static const std::regex other_directive(R"(^[ \t]*#[ \t]*(include|import|embed|pragma[ \t]+(push_macro|comment|GCC[ \t]+system_header)))",
-                                          std::regex::multiline);
+  static const std::regex other_directive(
+      R"(^[ \t]*#[ \t]*(include|import|embed|pragma[ \t]+(push_macro|comment|GCC[ \t]+system_header)))",
+      std::regex::multiline);
   std::smatch m;
   std::string without_includes = strip_comments(result);
   if (std::regex_search(without_includes, m, other_directive))
-    return Status::error("directive '" + m.str(0) + "' is not allowed" + at_line(without_includes, static_cast<size_t>(m.position(0))));
+    return Status::error("directive '" + m.str(0) + "' is not allowed" +
+                         at_line(without_includes, static_cast<size_t>(m.position(0))));
 
   for (const auto& f : kForbidden) {
     std::regex re(f.pattern);
@@ -176,23 +200,31 @@ Status check_source(const std::string& source, const std::vector<std::string>& k
   }
 
   // Macros may not hide assembly or build names the rules would refuse.
-  static const std::regex define_asm(R"(^[ \t]*#[ \t]*define\b[^\n]*\b(asm|__asm__|__asm)\b)", std::regex::multiline);
+  static const std::regex define_asm(R"(^[ \t]*#[ \t]*define\b[^\n]*\b(asm|__asm__|__asm)\b)",
+                                     std::regex::multiline);
   std::string joined = code;  // continuation lines joined, so a macro is one line
   for (size_t at; (at = joined.find("\\\n")) != std::string::npos;) joined.replace(at, 2, "  ");
   if (std::regex_search(joined, m, define_asm))
-    return Status::error("inline assembly inside a macro is not allowed" + at_line(code, static_cast<size_t>(m.position(0))));
+    return Status::error("inline assembly inside a macro is not allowed" +
+                         at_line(code, static_cast<size_t>(m.position(0))));
   if (size_t paste = code.find("##"); paste != std::string::npos)
-    return Status::error("token pasting (##) is not allowed: it can assemble names the rules refuse" + at_line(code, paste));
+    return Status::error(
+        "token pasting (##) is not allowed: it can assemble names the rules refuse" +
+        at_line(code, paste));
 
   static const std::regex asm_re(R"(\b(asm|__asm__|__asm)\b)");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), asm_re); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), asm_re);
+       it != std::sregex_iterator(); ++it) {
     KOPT_RETURN_IF_ERROR(check_asm_statement(code, static_cast<size_t>(it->position(0))));
   }
 
   for (const auto& k : kernels) {
-    std::regex def("extern\\s+\"C\"[^;{]*__global__[^;{]*\\b" + k + "\\s*\\(|KOPT_KERNEL[^;{]*\\b" + k + "\\s*\\(");
+    std::regex def("extern\\s+\"C\"[^;{]*__global__[^;{]*\\b" + k + "\\s*\\(|KOPT_KERNEL[^;{]*\\b" +
+                   k + "\\s*\\(");
     if (!std::regex_search(code, def))
-      return Status::error("kernel '" + k + "' named in the contract is not defined as extern \"C\" __global__ (or KOPT_KERNEL)");
+      return Status::error(
+          "kernel '" + k +
+          "' named in the contract is not defined as extern \"C\" __global__ (or KOPT_KERNEL)");
   }
   *cleaned = result;
   return Status();
@@ -233,8 +265,9 @@ bool is_matrix_opcode(const std::string& token) {
   std::string t = token;
   std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
   const std::string base = t.substr(0, t.find('.'));
-  static const char* const kPtx[] = {"mma", "wmma", "wgmma", "tcgen05", "hmma", "hgmma", "imma",
-                                     "igmma", "bmma", "bgmma", "dmma", "qmma", "qgmma", "omma", "utcmma",
+  static const char* const kPtx[] = {"mma",     "wmma",    "wgmma",   "tcgen05", "hmma",
+                                     "hgmma",   "imma",    "igmma",   "bmma",    "bgmma",
+                                     "dmma",    "qmma",    "qgmma",   "omma",    "utcmma",
                                      "utchmma", "utcimma", "utcqmma", "utcomma"};
   if (std::find(std::begin(kPtx), std::end(kPtx), base) != std::end(kPtx)) return true;
   for (const char* prefix : {"v_mfma", "v_wmma", "v_smfmac", "v_swmmac"})
@@ -248,8 +281,10 @@ Status check_no_matrix_instructions(const std::string& assembly) {
   // Read as tokens, whatever surrounds them: a mnemonic is found however the
   // source spelled or hid it (macros, string pasting, comments inside the
   // assembly string, predicates, braces, labels on the same line).
-  const bool amd = assembly.find("amdgcn") != std::string::npos || assembly.find("v_") != std::string::npos;
-  const std::string code = strip_assembly_comments(assembly, amd && assembly.find(".version") == std::string::npos);
+  const bool amd =
+      assembly.find("amdgcn") != std::string::npos || assembly.find("v_") != std::string::npos;
+  const std::string code =
+      strip_assembly_comments(assembly, amd && assembly.find(".version") == std::string::npos);
   std::string token;
   auto is_token_char = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':';
@@ -260,7 +295,8 @@ Status check_no_matrix_instructions(const std::string& assembly) {
       continue;
     }
     if (!token.empty() && is_matrix_opcode(token))
-      return Status::error("matrix-core instruction '" + token + "' in the compiled code (the target card has none)");
+      return Status::error("matrix-core instruction '" + token +
+                           "' in the compiled code (the target card has none)");
     token.clear();
   }
   return Status();

@@ -34,9 +34,9 @@ class Status {
   std::string message_;
 };
 
-#define KOPT_RETURN_IF_ERROR(expr)     \
-  do {                                 \
-    ::kopt::Status kopt_status_ = (expr); \
+#define KOPT_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::kopt::Status kopt_status_ = (expr);        \
     if (!kopt_status_.ok()) return kopt_status_; \
   } while (0)
 

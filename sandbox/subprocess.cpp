@@ -43,7 +43,8 @@ Status ChildProcess::start(const std::vector<std::string>& argv, bool message_ch
     return Status::error(std::string("pipe: ") + std::strerror(errno));
   // An exec failure is reported through this pipe (closed on a successful exec).
   int exec_status[2];
-  if (pipe2(exec_status, O_CLOEXEC) != 0) return Status::error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(exec_status, O_CLOEXEC) != 0)
+    return Status::error(std::string("pipe: ") + std::strerror(errno));
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -98,7 +99,8 @@ bool ChildProcess::try_wait(std::string* how, int* exit_code, int* signal_number
   if (r == 0) return false;
   if (r == pid_) {
     if (WIFSIGNALED(status)) {
-      *how = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+      *how = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+             strsignal(WTERMSIG(status)) + ")";
       if (signal_number) *signal_number = WTERMSIG(status);
     } else if (WIFEXITED(status)) {
       *how = "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -120,7 +122,9 @@ Status run_process(const std::vector<std::string>& argv, double timeout_s, size_
   char buf[4096];
   bool open = true;
   while (open) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       out->timed_out = true;
       child.kill_now();
@@ -134,7 +138,8 @@ Status run_process(const std::vector<std::string>& argv, double timeout_s, size_
       if (n <= 0) {
         open = false;
       } else if (out->output.size() < output_cap) {
-        out->output.append(buf, static_cast<size_t>(std::min<size_t>(static_cast<size_t>(n), output_cap - out->output.size())));
+        out->output.append(buf, static_cast<size_t>(std::min<size_t>(
+                                    static_cast<size_t>(n), output_cap - out->output.size())));
       } else {
         out->output_truncated = true;
       }

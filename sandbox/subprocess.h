@@ -42,11 +42,11 @@ class ChildProcess {
 };
 
 struct ProcessResult {
-  int exit_code = -1;   // when it exited normally
-  int signal = 0;       // when a signal ended it
+  int exit_code = -1;  // when it exited normally
+  int signal = 0;      // when a signal ended it
   bool timed_out = false;
   bool output_truncated = false;
-  std::string output;   // stdout and stderr, capped
+  std::string output;  // stdout and stderr, capped
 };
 
 // Runs argv to completion or `timeout_s`, keeping at most `output_cap` bytes of

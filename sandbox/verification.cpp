@@ -305,10 +305,14 @@ bool timing_screen(ScreenContext& ctx) {
   const size_t ws_bytes = traits.workspace_bytes;
 
   // Cold cache: enough weight copies that the working set is several times
-  // the L2, as every layer of a model has its own weights.
+  // the L2, as every layer of a model has its own weights. The count comes
+  // from the problem's own bytes (the canonical weights, x, y), never from
+  // sizes the contract declares: a huge workspace or packed_bytes that is
+  // mostly unread would otherwise shrink the rotation until the weights
+  // that are read fit in the L2.
   sc.enter("time setup");
   const double bw = dev.read_bandwidth_gbps();
-  const size_t per_copy = w_bytes + x_bytes + y_bytes + ws_bytes;
+  const size_t per_copy = layout.total_bytes + x_bytes + y_bytes;
   const size_t target =
       static_cast<size_t>(req.working_set_l2_multiple * static_cast<double>(dev.info().l2_bytes));
   const size_t copies = std::clamp<size_t>((target + per_copy - 1) / per_copy, 2, 4096);
@@ -322,9 +326,14 @@ bool timing_screen(ScreenContext& ctx) {
   Status s = dev.free_memory(&free_bytes);
   if (!s.ok()) return sc.device_fail(s, "timing setup");
   if (needed > free_bytes / 2)
-    return sc.fail(Verdict::kInternalError, "not enough device memory to rotate " +
-                                                std::to_string(copies) + " weight copies (" +
-                                                std::to_string(needed >> 20) + " MiB)");
+    return sc.fail(
+        traits.baseline || (w_bytes <= 2 * layout.total_bytes && ws_bytes <= layout.total_bytes)
+            ? Verdict::kInternalError
+            : Verdict::kContractError,
+        "not enough device memory to rotate " + std::to_string(copies) + " weight copies of " +
+            std::to_string((w_bytes + ws_bytes) >> 10) +
+            " KiB (weights or re-layout plus workspace; " + std::to_string(needed >> 20) +
+            " MiB in all)");
 
   const uint64_t secret = ctx.secret();
   Buffers buffers(dev);
@@ -357,7 +366,7 @@ bool timing_screen(ScreenContext& ctx) {
 
   Timing timing;
   timing.weight_copies = static_cast<int>(copies);
-  timing.working_set_bytes = static_cast<int64_t>(copies * per_copy);
+  timing.working_set_bytes = static_cast<int64_t>(copies * per_copy);  // in the problem's bytes
   timing.calls_per_repetition = static_cast<int>(calls);
   timing.bytes = shape_bytes(shape);
 

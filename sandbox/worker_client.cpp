@@ -1,13 +1,13 @@
 #include "sandbox/worker_client.h"
 
-#include "sandbox/json_fields.h"
-
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+
+#include "sandbox/json_fields.h"
 
 namespace kopt {
 
@@ -75,7 +75,8 @@ Status WorkerClient::ensure_started() {
 
 double WorkerClient::limit_for(const std::string& stage) const {
   if (stage.empty()) return limits_.startup_s;
-  if (stage == "contract" || stage == "static" || stage == "compile" || stage == "load") return limits_.compile_s;
+  if (stage == "contract" || stage == "static" || stage == "compile" || stage == "load")
+    return limits_.compile_s;
   return limits_.run_s;
 }
 
@@ -106,8 +107,8 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
     auto now = Clock::now();
     if (now >= deadline) {
       ex.outcome = Outcome::kTimeout;
-      ex.detail = "no progress within " + std::to_string(static_cast<int>(limit_for(ex.stage))) + " s" +
-                  (ex.stage.empty() ? " of starting" : " in stage '" + ex.stage + "'");
+      ex.detail = "no progress within " + std::to_string(static_cast<int>(limit_for(ex.stage))) +
+                  " s" + (ex.stage.empty() ? " of starting" : " in stage '" + ex.stage + "'");
       stop();
       return ex;
     }
@@ -117,15 +118,18 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
       stop();
       return ex;
     }
-    pollfd fds[2] = {{child_->message_fd(), POLLIN, 0}, {output_open ? child_->output_fd() : -1, POLLIN, 0}};
+    pollfd fds[2] = {{child_->message_fd(), POLLIN, 0},
+                     {output_open ? child_->output_fd() : -1, POLLIN, 0}};
     int wait_ms = static_cast<int>(std::min<long long>(
         100, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
     int r = poll(fds, 2, wait_ms);
     if (r < 0) continue;
     if (fds[1].revents & (POLLIN | POLLHUP)) {
       ssize_t n = read(child_->output_fd(), buf, sizeof buf);
-      if (n <= 0) output_open = false;
-      else append_capped(&ex.output, buf, static_cast<size_t>(n), limits_.output_cap);
+      if (n <= 0)
+        output_open = false;
+      else
+        append_capped(&ex.output, buf, static_cast<size_t>(n), limits_.output_cap);
     }
     if (fds[0].revents & (POLLIN | POLLHUP)) {
       ssize_t n = read(child_->message_fd(), buf, sizeof buf);
@@ -152,7 +156,8 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
         Status ps = parse_message(msg, &event);
         if (!ps.ok() || !event.contains("event") || !event["event"].is_string()) {
           ex.outcome = Outcome::kMalformed;
-          ex.detail = "malformed worker message: " + (ps.ok() ? std::string("no \"event\" field") : ps.message());
+          ex.detail = "malformed worker message: " +
+                      (ps.ok() ? std::string("no \"event\" field") : ps.message());
           stop();
           return ex;
         }
@@ -174,7 +179,8 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
           return ex;
         } else if (kind == "error") {
           ex.outcome = Outcome::kMalformed;
-          ex.detail = "the worker refused the request: " + get_or(event, "message", std::string("?"));
+          ex.detail =
+              "the worker refused the request: " + get_or(event, "message", std::string("?"));
           return ex;
         }
       }
@@ -196,18 +202,28 @@ EvalResult WorkerClient::evaluate(const EvalRequest& request) {
     r.stage = ex.stage;
     r.message = ex.detail;
     switch (ex.outcome) {
-      case Outcome::kTimeout: r.verdict = Verdict::kTimeout; break;
-      case Outcome::kCrash: r.verdict = Verdict::kCrash; break;
-      case Outcome::kMemoryLimit: r.verdict = Verdict::kMemoryLimit; break;
-      default: r.verdict = Verdict::kInternalError; break;
+      case Outcome::kTimeout:
+        r.verdict = Verdict::kTimeout;
+        break;
+      case Outcome::kCrash:
+        r.verdict = Verdict::kCrash;
+        break;
+      case Outcome::kMemoryLimit:
+        r.verdict = Verdict::kMemoryLimit;
+        break;
+      default:
+        r.verdict = Verdict::kInternalError;
+        break;
     }
     // A crash while running the candidate's code is the candidate's fault.
-    if (r.verdict == Verdict::kCrash && (ex.stage.rfind("verify", 0) == 0 || ex.stage.rfind("time", 0) == 0))
+    if (r.verdict == Verdict::kCrash &&
+        (ex.stage.rfind("verify", 0) == 0 || ex.stage.rfind("time", 0) == 0))
       r.message += " (the candidate's kernel crashed the worker)";
   }
   r.shape = request.shape.name();
   if (!ex.output.empty()) {
-    std::string out = ex.output.size() >= limits_.output_cap ? ex.output + "\n[output truncated]" : ex.output;
+    std::string out =
+        ex.output.size() >= limits_.output_cap ? ex.output + "\n[output truncated]" : ex.output;
     r.log += (r.log.empty() ? "" : "\n--- worker output ---\n") + out;
   }
   return r;
@@ -217,7 +233,8 @@ Status WorkerClient::device_info(bool measure_bandwidth, DeviceInfo* out) {
   json msg{{"id", next_id_++}, {"op", "device"}, {"measure_bandwidth", measure_bandwidth}};
   Exchange ex = exchange(msg, "device");
   if (ex.outcome != Outcome::kReply) return Status::error("worker: " + ex.detail);
-  if (ex.reply.contains("error")) return Status::error(get_or(ex.reply, "error", std::string("no device")));
+  if (ex.reply.contains("error"))
+    return Status::error(get_or(ex.reply, "error", std::string("no device")));
   *out = device_info_from_json(get_or(ex.reply, "device", json()));
   return Status();
 }

@@ -4,9 +4,8 @@
 // restarted on the next request; the caller never sees an exception.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,9 +16,9 @@
 namespace kopt {
 
 struct WorkerLimits {
-  double startup_s = 60;      // driver initialisation
-  double compile_s = 60;      // run-time compilation and module load
-  double run_s = 30;          // any one verification or timing stage
+  double startup_s = 60;                   // driver initialisation
+  double compile_s = 60;                   // run-time compilation and module load
+  double run_s = 30;                       // any one verification or timing stage
   size_t memory_bytes = size_t{32} << 30;  // worker resident memory
   size_t output_cap = 64 * 1024;           // candidate output kept per request
 };

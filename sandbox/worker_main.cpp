@@ -101,7 +101,10 @@ int main() {
       }
       std::cout.flush();
       const bool exiting = r && r->context_lost();
-      emit({{"id", id}, {"event", "result"}, {"result", kopt::to_json(result)}, {"exiting", exiting}});
+      emit({{"id", id},
+            {"event", "result"},
+            {"result", kopt::to_json(result)},
+            {"exiting", exiting}});
       if (exiting) return 3;
     } else {
       emit({{"id", id}, {"event", "error"}, {"message", "unknown op '" + op + "'"}});

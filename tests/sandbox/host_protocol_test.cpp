@@ -219,6 +219,31 @@ TEST_F(HostProtocolTest, WorkspaceStateThatSkipsCallsIsCaught) {
   EXPECT_VERDICT(o, Verdict::kNotWritten);
 }
 
+TEST_F(HostProtocolTest, DeclaredSizesDoNotShrinkTheRotation) {
+  // A workspace or a re-layout output declared far larger than what is read
+  // would, if counted, cut the number of weight copies until the bytes a
+  // call really reads fit in the L2.
+  Outcome honest_run = evaluate(program([this](HostLaunch& l) { honest(l); }));
+  ASSERT_TRUE(honest_run.passed) << honest_run.result.message;
+  HostProgram big_workspace = program([this](HostLaunch& l) { honest(l); });
+  big_workspace.traits.workspace_bytes = 512 * 1024;
+  Outcome o = evaluate(big_workspace);
+  ASSERT_TRUE(o.passed) << o.result.message;
+  EXPECT_EQ(o.result.timing->weight_copies, honest_run.result.timing->weight_copies);
+
+  const size_t bytes = CanonicalLayout::of(kShape).total_bytes;
+  HostProgram padded = program([this](HostLaunch& l) { honest(l); });
+  padded.traits.has_relayout = true;
+  padded.traits.packed_bytes = 512 * 1024;  // the canonical blob, then unread padding
+  padded.relayout = [bytes](const uint8_t* c, uint8_t* packed, const Shape&) {
+    std::memcpy(packed, c, bytes);
+  };
+  o = evaluate(padded);
+  ASSERT_TRUE(o.passed) << o.result.message;
+  EXPECT_EQ(o.result.timing->weight_copies, honest_run.result.timing->weight_copies);
+  EXPECT_GE(o.result.timing->weight_copies, 100);
+}
+
 // --- Only some outputs checked ----------------------------------------
 
 TEST_F(HostProtocolTest, WorkDoneOnlyForSomeCallsOfTheTimedSequenceIsCaught) {
@@ -311,7 +336,8 @@ TEST_F(HostProtocolTest, WeightsChangedAndRestoredDuringTimingGiveWrongResults) 
     const_cast<uint8_t*>(l.w)[7] ^= 0x10;
   }));
   EXPECT_FALSE(o.passed);
-  EXPECT_TRUE(o.result.verdict == Verdict::kWrongResult || o.result.verdict == Verdict::kInputModified)
+  EXPECT_TRUE(o.result.verdict == Verdict::kWrongResult ||
+              o.result.verdict == Verdict::kInputModified)
       << o.result.message;
 }
 
