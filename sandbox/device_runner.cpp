@@ -123,21 +123,25 @@ bool prepare_baseline(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Impl
   return true;
 }
 
-// A candidate: contract and plan, static checks, compile, scan, load, bind.
-bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, EvalResult& result,
-                       const StageCallback& enter) {
-  const DeviceInfo& device = gpu.info();
-  enter("contract");
+// What the checks before any GPU work produce.
+struct CompiledCandidate {
   Candidate candidate;
+  LaunchPlan plan;
+  RtcOutput compiled;
+};
+
+// Contract and plan, static checks, compile, scan of the compiled code: all
+// of it needs no GPU. False with the verdict in `result`.
+bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits, const std::vector<std::string>& base_options,
+                       const std::string& arch, CompiledCandidate* out, EvalResult& result, const StageCallback& enter) {
+  enter("contract");
+  Candidate& candidate = out->candidate;
   Status s = parse_candidate(req.source, req.params, &candidate);
   if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
   result.candidate_key = candidate_key(candidate);
-  DeviceLimits limits{device.warp_size, device.multiprocessors, device.max_threads_per_block,
-                      device.max_shared_bytes};
-  LaunchPlan plan;
-  s = plan_launches(candidate, req.shape, limits, &plan);
+  s = plan_launches(candidate, req.shape, limits, &out->plan);
   if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
-  if (!plan.supported) return fail(result, Verdict::kUnsupportedShape, plan.unsupported_reason);
+  if (!out->plan.supported) return fail(result, Verdict::kUnsupportedShape, out->plan.unsupported_reason);
 
   enter("static");
   std::vector<std::string> kernels;
@@ -148,21 +152,31 @@ bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, E
   if (!s.ok()) return fail(result, Verdict::kStaticRejected, s.message());
 
   enter("compile");
-  std::vector<std::string> options = gpu.base_options();
+  std::vector<std::string> options = base_options;
   for (const auto& d : parameter_defines(candidate)) options.push_back(d);
-  for (const auto& o : options)
-    result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
-  RtcOutput compiled;
-  s = rtc_compile(assemble_source(cleaned), options, &compiled);
-  result.log = compiled.log.substr(0, 16384);
+  for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
+  s = rtc_compile(assemble_source(cleaned), options, &out->compiled);
+  result.log = out->compiled.log.substr(0, 16384);
   if (!s.ok()) return fail(result, Verdict::kInternalError, s.message());
-  if (!compiled.compiled)
-    return fail(result, Verdict::kCompileError, "does not compile for " + device.arch);
+  if (!out->compiled.compiled) return fail(result, Verdict::kCompileError, "does not compile for " + arch);
 #if defined(KOPT_PLATFORM_NVIDIA)
   // PTX is text; on AMD the code object is scanned by the offline gfx906 check.
-  s = check_no_matrix_instructions(compiled.code);
+  s = check_no_matrix_instructions(out->compiled.code);
   if (!s.ok()) return fail(result, Verdict::kStaticRejected, s.message());
 #endif
+  return true;
+}
+
+// A candidate: the checks above, then load and bind on the GPU.
+bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, EvalResult& result,
+                       const StageCallback& enter) {
+  const DeviceInfo& device = gpu.info();
+  DeviceLimits limits{device.warp_size, device.multiprocessors, device.max_threads_per_block, device.max_shared_bytes};
+  CompiledCandidate cc;
+  if (!compile_candidate(req, limits, gpu.base_options(), device.arch, &cc, result, enter)) return false;
+  const Candidate& candidate = cc.candidate;
+  const LaunchPlan& plan = cc.plan;
+  const RtcOutput& compiled = cc.compiled;
 
   enter("load");
   hipError_t e = hipModuleLoadData(&loaded.module.module, compiled.code.data());
@@ -248,6 +262,36 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   // The loaded module goes with `loaded`: nothing may call into it after.
   gpu_->set_call(nullptr, nullptr);
   result.device = gpu_->info();
+  return result;
+}
+
+EvalResult check_without_device(const EvalRequest& req, const std::string& why) {
+  EvalResult result;
+  result.shape = req.shape.name();
+  Status s = validate_shape(req.shape);
+  if (!s.ok()) {
+    fail(result, Verdict::kContractError, s.message());
+    return result;
+  }
+  if (!req.baseline.empty()) {
+    fail(result, Verdict::kNoDevice, why);
+    return result;
+  }
+  // The target every contest kernel is tuned for on this platform.
+#if defined(KOPT_PLATFORM_NVIDIA)
+  const std::string arch = "sm_90";
+  const DeviceLimits limits{32, 132, 1024, 48 * 1024};
+  const std::vector<std::string> options = rtc_target_options("90", 32);
+#else
+  const std::string arch = "gfx906";
+  const DeviceLimits limits{64, 60, 1024, 64 * 1024};
+  const std::vector<std::string> options = rtc_target_options("gfx906", 64);
+#endif
+  CompiledCandidate cc;
+  if (!compile_candidate(req, limits, options, arch, &cc, result, [&](const std::string& st) { result.stage = st; }))
+    return result;
+  fail(result, Verdict::kNoDevice,
+       why + " (the contract, static checks and compilation for " + arch + " passed; nothing was run)");
   return result;
 }
 

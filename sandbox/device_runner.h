@@ -39,4 +39,9 @@ class DeviceRunner {
   std::unique_ptr<Impl> impl_;
 };
 
+// Without a GPU: the checks that need none (contract, static rules, compile
+// for the platform's tuning target, scan of the compiled code). Their verdict
+// when one fails, otherwise no_device with `why`.
+EvalResult check_without_device(const EvalRequest& request, const std::string& why);
+
 }  // namespace kopt

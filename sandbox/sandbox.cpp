@@ -15,8 +15,8 @@ AmdResources Sandbox::check_amd(const std::string& source,
                                 const std::map<std::string, int64_t>& params) {
   AmdResources r;
   Candidate c;
-  if (!parse_candidate(source, params, &c).ok()) {
-    r.note = "not checked: the contract does not parse";
+  if (Status ps = parse_candidate(source, params, &c); !ps.ok()) {
+    r.note = "not checked: " + ps.message();
     return r;
   }
   const std::string key = candidate_key(c);

@@ -83,9 +83,7 @@ int main() {
       kopt::DeviceRunner* r = get_runner();
       kopt::EvalResult result;
       if (!r) {
-        result.verdict = kopt::Verdict::kNoDevice;
-        result.message = device_error;
-        result.shape = req.shape.name();
+        result = kopt::check_without_device(req, device_error);
       } else {
         try {
           result = r->evaluate(req, [&](const std::string& stage) {

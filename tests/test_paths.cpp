@@ -13,8 +13,14 @@
 namespace kopt::test {
 
 std::string source_dir() {
-  const char* env = std::getenv("KOPT_SOURCE_DIR");
-  return env ? env : executable_dir() + "/..";
+  // KOPT_SOURCE_DIR first; then the folder above the test binary when it is
+  // a source tree (a build folder inside the repository, or binaries
+  // carried to another machine beside a copy of it); then the source tree
+  // this build was configured from, wherever the build folder is.
+  if (const char* env = std::getenv("KOPT_SOURCE_DIR")) return env;
+  const std::string above = executable_dir() + "/..";
+  if (std::ifstream(above + "/sandbox/prelude.hip").good()) return above;
+  return KOPT_TEST_SOURCE_DIR;
 }
 
 std::string read_source_file(const std::string& relative_path) {
