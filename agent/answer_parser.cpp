@@ -75,9 +75,11 @@ Status parse_model_answer(const std::string& answer, const std::string& parent, 
     for (size_t i = 0; i < edits.size(); ++i) {
       size_t at = out.find(edits[i].search);
       if (at == std::string::npos)
-        return Status::error("edit " + std::to_string(i + 1) + ": SEARCH text not found in the parent");
+        return Status::error("edit " + std::to_string(i + 1) +
+                             ": SEARCH text not found in the parent");
       if (out.find(edits[i].search, at + 1) != std::string::npos)
-        return Status::error("edit " + std::to_string(i + 1) + ": SEARCH text is not unique in the parent");
+        return Status::error("edit " + std::to_string(i + 1) +
+                             ": SEARCH text is not unique in the parent");
       out.replace(at, edits[i].search.size(), edits[i].replace);
     }
     *source = out;
@@ -98,8 +100,9 @@ Status parse_model_answer(const std::string& answer, const std::string& parent, 
     *kind = "full";
     return Status();
   }
-  return Status::error(blocks.empty() ? "no code block and no SEARCH/REPLACE edits in the answer"
-                                      : "no code block holds a kernel with its /* kopt: */ contract");
+  return Status::error(blocks.empty()
+                           ? "no code block and no SEARCH/REPLACE edits in the answer"
+                           : "no code block holds a kernel with its /* kopt: */ contract");
 }
 
 }  // namespace kopt

@@ -1,11 +1,11 @@
 #include "agent/chat_client.h"
 
 #include <curl/curl.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "sandbox/json_fields.h"
@@ -58,12 +58,17 @@ void global_init() {
 
 }  // namespace
 
-HttpChatClient::HttpChatClient(HttpChatOptions options) : options_(std::move(options)) { global_init(); }
+HttpChatClient::HttpChatClient(HttpChatOptions options) : options_(std::move(options)) {
+  global_init();
+}
 
 Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatReply* reply) {
   *reply = ChatReply();
-  json request{{"model", options_.model}, {"temperature", options_.temperature}, {"max_tokens", options_.max_tokens}};
-  for (const auto& m : messages) request["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  json request{{"model", options_.model},
+               {"temperature", options_.temperature},
+               {"max_tokens", options_.max_tokens}};
+  for (const auto& m : messages)
+    request["messages"].push_back({{"role", m.role}, {"content", m.content}});
   const std::string payload = request.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string url = options_.base_url;
   while (!url.empty() && url.back() == '/') url.pop_back();
@@ -78,7 +83,8 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
     CURL* curl = curl_easy_init();
     if (!curl) return Status::error("model client: curl_easy_init failed");
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-    if (!options_.api_key.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + options_.api_key).c_str());
+    if (!options_.api_key.empty())
+      headers = curl_slist_append(headers, ("Authorization: Bearer " + options_.api_key).c_str());
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.c_str());
@@ -98,7 +104,8 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
 
     bool retry = false;
     if (resp.too_large) {
-      return Status::error("model answer larger than " + std::to_string(options_.max_response_bytes >> 20) + " MiB");
+      return Status::error("model answer larger than " +
+                           std::to_string(options_.max_response_bytes >> 20) + " MiB");
     } else if (rc != CURLE_OK) {
       last_error = std::string("transport: ") + curl_easy_strerror(rc);
       retry = true;
@@ -106,7 +113,8 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
       last_error = "HTTP " + std::to_string(status) + ": " + resp.body.substr(0, 200);
       retry = true;
     } else if (status != 200) {
-      return Status::error("model endpoint answered HTTP " + std::to_string(status) + ": " + resp.body.substr(0, 300));
+      return Status::error("model endpoint answered HTTP " + std::to_string(status) + ": " +
+                           resp.body.substr(0, 300));
     } else {
       json j = json::parse(resp.body, nullptr, false);
       if (j.is_discarded() || !j.is_object())
@@ -122,7 +130,8 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
         reply->prompt_tokens = get_or(usage, "prompt_tokens", int64_t{0});
         reply->completion_tokens = get_or(usage, "completion_tokens", int64_t{0});
       } catch (const json::exception&) {
-        return Status::error("model answer lacks choices[0].message.content: " + resp.body.substr(0, 200));
+        return Status::error("model answer lacks choices[0].message.content: " +
+                             resp.body.substr(0, 200));
       }
       return Status();
     }
@@ -132,7 +141,8 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
       backoff *= 2;
     }
   }
-  return Status::error("model endpoint failed after " + std::to_string(options_.retries + 1) + " tries: " + last_error);
+  return Status::error("model endpoint failed after " + std::to_string(options_.retries + 1) +
+                       " tries: " + last_error);
 }
 
 }  // namespace kopt

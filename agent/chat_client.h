@@ -20,7 +20,7 @@ struct ChatReply {
   std::string finish_reason;  // "stop", "length" (truncated)...
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  int attempts = 0;           // HTTP requests made (retries included)
+  int attempts = 0;  // HTTP requests made (retries included)
 };
 
 class ChatClient {
@@ -30,14 +30,14 @@ class ChatClient {
 };
 
 struct HttpChatOptions {
-  std::string base_url;        // ".../v1"; "/chat/completions" is appended
+  std::string base_url;  // ".../v1"; "/chat/completions" is appended
   std::string model;
-  std::string api_key;         // empty: no Authorization header
+  std::string api_key;  // empty: no Authorization header
   double temperature = 0.7;
   int64_t max_tokens = 8192;
   double timeout_s = 120;
-  int retries = 3;             // after the first try, on 429, 5xx and transport errors
-  double backoff_s = 1.0;      // doubled each retry; a Retry-After header wins
+  int retries = 3;         // after the first try, on 429, 5xx and transport errors
+  double backoff_s = 1.0;  // doubled each retry; a Retry-After header wins
   size_t max_response_bytes = 8 * 1024 * 1024;
 };
 

@@ -8,12 +8,12 @@
 #include <random>
 #include <sstream>
 
-#include "sandbox/candidate.h"
-#include "sandbox/problem.h"
-#include "sandbox/sandbox.h"
 #include "agent/export.h"
 #include "agent/proposer.h"
 #include "db/database.h"
+#include "sandbox/candidate.h"
+#include "sandbox/problem.h"
+#include "sandbox/sandbox.h"
 #include "seeds/seeds.h"
 
 namespace kopt {
@@ -47,8 +47,8 @@ Status parse_shapes(const std::vector<std::string>& texts, const std::string& su
 std::string describe_amd(const AmdResources& a) {
   if (!a.checked) return a.note.empty() ? "not checked" : a.note;
   if (!a.compiled) return "NOT PORTABLE: " + a.note;
-  return fmt::format("gfx906: {} VGPRs, {} SGPRs, {} B scratch, occupancy {}", a.vgprs, a.sgprs, a.scratch_bytes,
-                     a.occupancy);
+  return fmt::format("gfx906: {} VGPRs, {} SGPRs, {} B scratch, occupancy {}", a.vgprs, a.sgprs,
+                     a.scratch_bytes, a.occupancy);
 }
 
 void print_result(const EvalResult& r) {
@@ -56,19 +56,21 @@ void print_result(const EvalResult& r) {
   if (!r.message.empty()) fmt::print(" — {}", r.message);
   fmt::print("\n");
   if (r.first_bad_index >= 0 && !r.ok())
-    fmt::print("  first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", r.first_bad_index, r.dataset,
-               r.expected, r.got);
+    fmt::print("  first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", r.first_bad_index,
+               r.dataset, r.expected, r.got);
   if (r.timing) {
     const Timing& t = *r.timing;
-    fmt::print("  time: {:.2f} us median (min {:.2f}, max {:.2f}, spread {:.1f}%, {} reps x {} calls, {} weight copies, {})\n",
-               t.median_us, t.min_us, t.max_us, t.spread_pct, t.repetitions, t.calls_per_repetition,
-               t.weight_copies, t.method);
-    fmt::print("  bandwidth: {:.0f} GB/s = {:.1f}% of measured read bandwidth ({:.0f} GB/s)\n", t.gbps,
-               100 * t.fraction_of_read_bw, r.device.read_bandwidth_gbps);
+    fmt::print(
+        "  time: {:.2f} us median (min {:.2f}, max {:.2f}, spread {:.1f}%, {} reps x {} calls, {} "
+        "weight copies, {})\n",
+        t.median_us, t.min_us, t.max_us, t.spread_pct, t.repetitions, t.calls_per_repetition,
+        t.weight_copies, t.method);
+    fmt::print("  bandwidth: {:.0f} GB/s = {:.1f}% of measured read bandwidth ({:.0f} GB/s)\n",
+               t.gbps, 100 * t.fraction_of_read_bw, r.device.read_bandwidth_gbps);
   }
   if (r.nvidia.checked)
-    fmt::print("  {}: {} registers, {} B local (spills), {} B static shared\n", r.device.arch, r.nvidia.registers,
-               r.nvidia.local_bytes, r.nvidia.static_shared_bytes);
+    fmt::print("  {}: {} registers, {} B local (spills), {} B static shared\n", r.device.arch,
+               r.nvidia.registers, r.nvidia.local_bytes, r.nvidia.static_shared_bytes);
   fmt::print("  {}\n", describe_amd(r.amd));
   if (!r.ok() && !r.log.empty()) fmt::print("  log:\n{}\n", r.log.substr(0, 4000));
 }
@@ -99,11 +101,16 @@ int run_eval(const EvalCommand& cmd) {
     req.trials = cmd.trials;
     req.time = cmd.time;
     EvalResult r = sandbox.evaluate(req);
-    if (cmd.json) all.push_back(to_json(r));
-    else print_result(r);
-    if (r.verdict == Verdict::kNoDevice) exit_code = kExitNoDevice;
-    else if (r.verdict == Verdict::kInternalError && exit_code == kExitOk) exit_code = kExitInternal;
-    else if (!r.ok() && exit_code == kExitOk) exit_code = kExitRejected;
+    if (cmd.json)
+      all.push_back(to_json(r));
+    else
+      print_result(r);
+    if (r.verdict == Verdict::kNoDevice)
+      exit_code = kExitNoDevice;
+    else if (r.verdict == Verdict::kInternalError && exit_code == kExitOk)
+      exit_code = kExitInternal;
+    else if (!r.ok() && exit_code == kExitOk)
+      exit_code = kExitRejected;
   }
   if (cmd.json) fmt::print("{}\n", all.dump(2));
   return exit_code;
@@ -128,8 +135,10 @@ Status read_manifest(const std::string& path, BenchColumn* column) {
   std::string text;
   KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_array()) return Status::error(path + " is not an export manifest (a JSON array)");
-  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  if (j.is_discarded() || !j.is_array())
+    return Status::error(path + " is not an export manifest (a JSON array)");
+  const std::string dir =
+      path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
   for (const auto& e : j) {
     if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string())
       return Status::error(path + ": every entry needs a \"shape\"");
@@ -138,13 +147,15 @@ Status read_manifest(const std::string& path, BenchColumn* column) {
     std::map<std::string, int64_t> params;
     if (e.contains("params") && e["params"].is_object())
       for (auto it = e["params"].begin(); it != e["params"].end(); ++it) {
-        if (!it.value().is_number_integer()) return Status::error(path + ": parameters must be integers");
+        if (!it.value().is_number_integer())
+          return Status::error(path + ": parameters must be integers");
         params[it.key()] = it.value().get<int64_t>();
       }
     const std::string file = dir + "/" + tuned_kernel_symbol(shape[0]) + ".hip";
     std::string generated, source;
     KOPT_RETURN_IF_ERROR(read_text_file(file, &generated));
-    if (Status s = embedded_candidate_source(generated, &source); !s.ok()) return Status::error(file + ": " + s.message());
+    if (Status s = embedded_candidate_source(generated, &source); !s.ok())
+      return Status::error(file + ": " + s.message());
     column->tuned[shape[0].name()] = {source, params};
   }
   return Status();
@@ -166,7 +177,9 @@ int run_bench(const BenchCommand& cmd) {
   for (const auto& name : seed_names) {
     const Seed* seed = find_seed(name);
     if (!seed) {
-      fmt::print(stderr, "kopt bench: unknown seed '{}'\n", name);
+      std::string valid;
+      for (const auto& known : builtin_seeds()) valid += (valid.empty() ? "" : ", ") + known.name;
+      fmt::print(stderr, "kopt bench: unknown seed '{}'; the seeds are {}\n", name, valid);
       return kExitUsage;
     }
     BenchColumn c;
@@ -196,16 +209,17 @@ int run_bench(const BenchCommand& cmd) {
     fmt::print(stderr, "kopt bench: {}\n", s.message());
     return kExitNoDevice;
   }
-  fmt::print("device: {} ({}, {} SMs, L2 {} MB, driver {}, {}); streaming read bandwidth {:.0f} GB/s\n",
-             device.name, device.arch, device.multiprocessors, device.l2_bytes >> 20, device.driver_version,
-             device.compiler, device.read_bandwidth_gbps);
+  fmt::print(
+      "device: {} ({}, {} SMs, L2 {} MB, driver {}, {}); streaming read bandwidth {:.0f} GB/s\n",
+      device.name, device.arch, device.multiprocessors, device.l2_bytes >> 20,
+      device.driver_version, device.compiler, device.read_bandwidth_gbps);
   const uint64_t base_seed = fresh_seed(cmd.seed);
   nlohmann::json results = nlohmann::json::array();
   std::ostringstream table;
   table << "| shape | MB |";
   for (const auto& c : columns) table << " " << c.name << " µs |";
-  table << " best kopt | best µs | GB/s | % of read BW |" << (cmd.baselines ? " vs vendor BLAS |" : "")
-        << "\n|---|---|";
+  table << " best kopt | best µs | GB/s | % of read BW |"
+        << (cmd.baselines ? " vs vendor BLAS |" : "") << "\n|---|---|";
   for (size_t i = 0; i < columns.size(); ++i) table << "---|";
   table << "---|---|---|---|" << (cmd.baselines ? "---|" : "") << "\n";
   double score = 0, floor_us = 0, baseline_score = 0;
@@ -254,13 +268,16 @@ int run_bench(const BenchCommand& cmd) {
         table << " " << verdict_name(r.verdict) << " |";
         if (r.verdict != Verdict::kUnsupportedShape) {
           all_ok = false;
-          fmt::print(stderr, "{} on {}: {} — {}\n", column.name, shape.name(), verdict_name(r.verdict), r.message);
+          fmt::print(stderr, "{} on {}: {} — {}\n", column.name, shape.name(),
+                     verdict_name(r.verdict), r.message);
         }
       }
     }
     floor_us += static_cast<double>(shape_bytes(shape)) / (device.read_bandwidth_gbps * 1e3);
-    if (baseline) baseline_score += baseline->timing->median_us;
-    else all_shapes_have_baseline = false;
+    if (baseline)
+      baseline_score += baseline->timing->median_us;
+    else
+      all_shapes_have_baseline = false;
     if (best) {
       score += best->timing->median_us;
       table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |", best_name, best->timing->median_us,
@@ -270,23 +287,30 @@ int run_bench(const BenchCommand& cmd) {
       table << " — | — | — | — |";
     }
     if (cmd.baselines)
-      table << (best && baseline ? fmt::format(" {:.2f}× |", baseline->timing->median_us / best->timing->median_us)
+      table << (best && baseline ? fmt::format(" {:.2f}× |", baseline->timing->median_us /
+                                                                 best->timing->median_us)
                                  : std::string(" — |"));
     table << "\n";
   }
   fmt::print("\n{}\n", table.str());
   if (all_shapes_have_best)
-    fmt::print("score (sum over shapes of the best kopt kernel): {:.2f} us; bandwidth floor at {:.0f} GB/s: {:.2f} us ({:.1f}% of floor)\n",
-               score, device.read_bandwidth_gbps, floor_us, 100 * floor_us / score);
+    fmt::print(
+        "score (sum over shapes of the best kopt kernel): {:.2f} us; bandwidth floor at {:.0f} "
+        "GB/s: {:.2f} us ({:.1f}% of floor)\n",
+        score, device.read_bandwidth_gbps, floor_us, 100 * floor_us / score);
   else
     fmt::print("score: incomplete (some shapes have no verified kernel)\n");
   if (cmd.baselines && all_shapes_have_baseline)
     fmt::print("vendor BLAS fp16 baseline, summed: {:.2f} us\n", baseline_score);
   if (!cmd.json_out.empty()) {
     std::ofstream f(cmd.json_out);
-    f << nlohmann::json{{"device", to_json(device)}, {"seed", base_seed}, {"results", results},
-                        {"score_us", score}, {"floor_us", floor_us},
-                        {"baseline_score_us", all_shapes_have_baseline && cmd.baselines ? baseline_score : 0.0}}
+    f << nlohmann::json{{"device", to_json(device)},
+                        {"seed", base_seed},
+                        {"results", results},
+                        {"score_us", score},
+                        {"floor_us", floor_us},
+                        {"baseline_score_us",
+                         all_shapes_have_baseline && cmd.baselines ? baseline_score : 0.0}}
              .dump(2);
   }
   if (!cmd.markdown_out.empty()) {
@@ -303,21 +327,26 @@ int run_doctor() {
   if (amd.available()) {
     ProcessResult r;
     run_process({amd.clang, "--version"}, 10, 4096, &r);
-    fmt::print("  gfx906 offline check: {} ({})\n", amd.clang, r.output.substr(0, r.output.find('\n')));
+    fmt::print("  gfx906 offline check: {} ({})\n", amd.clang,
+               r.output.substr(0, r.output.find('\n')));
   } else {
-    fmt::print("  gfx906 offline check: unavailable (no clang++-15 with ROCm device libraries); candidates are recorded 'not checked'\n");
+    fmt::print(
+        "  gfx906 offline check: unavailable (no clang++-15 with ROCm device libraries); "
+        "candidates are recorded 'not checked'\n");
   }
   DeviceInfo d;
   Status s = sandbox.device_info(/*measure_bandwidth=*/false, &d);
   if (!s.ok()) {
     fmt::print("  GPU: none — {}\n", s.message());
-    fmt::print("  verification and timing need a GPU; static checks and the gfx906 check work without one\n");
+    fmt::print(
+        "  verification and timing need a GPU; static checks and the gfx906 check work without "
+        "one\n");
     return kExitNoDevice;
   }
-  fmt::print("  GPU: {} ({}), {} SMs, warp {}, L2 {} MB, {} GB\n", d.name, d.arch, d.multiprocessors, d.warp_size,
-             d.l2_bytes >> 20, d.total_memory >> 30);
-  fmt::print("  platform: {}, driver {}, built against runtime {}, run-time compiler {}\n", d.platform,
-             d.driver_version, d.runtime_version, d.compiler);
+  fmt::print("  GPU: {} ({}), {} SMs, warp {}, L2 {} MB, {} GB\n", d.name, d.arch,
+             d.multiprocessors, d.warp_size, d.l2_bytes >> 20, d.total_memory >> 30);
+  fmt::print("  platform: {}, driver {}, built against runtime {}, run-time compiler {}\n",
+             d.platform, d.driver_version, d.runtime_version, d.compiler);
   fmt::print("  clocks: SM {} MHz, memory {} MHz\n", d.clock_khz / 1000, d.memory_clock_khz / 1000);
   return kExitOk;
 }
@@ -326,7 +355,7 @@ namespace {
 
 int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
   std::unique_ptr<Database> db;
-  Status s = Database::open(db_path, &db);
+  Status s = Database::open_existing(db_path, &db);
   if (!s.ok()) {
     fmt::print(stderr, "kopt check-amd: {}\n", s.message());
     return kExitUsage;
@@ -343,7 +372,9 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
       bool first = true;
       for (const auto& e : evals) {
         nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
-        if (!details.is_object() || (details.contains("amd") && details["amd"].value("checked", false))) continue;
+        if (!details.is_object() ||
+            (details.contains("amd") && details["amd"].value("checked", false)))
+          continue;
         AmdResources a = sandbox.check_amd(c.source, params_from_json(c.params_json));
         if (!a.checked) continue;
         details["amd"] = to_json(a);
@@ -369,7 +400,9 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
 int run_check_amd(const std::vector<std::string>& files, const std::string& db_path) {
   Sandbox sandbox;
   if (!sandbox.amd_toolchain().available()) {
-    fmt::print(stderr, "kopt check-amd: no clang++-15 with ROCm device libraries on this machine (install: see README)\n");
+    fmt::print(stderr,
+               "kopt check-amd: no clang++-15 with ROCm device libraries on this machine (install: "
+               "see README)\n");
     return kExitNoDevice;
   }
   if (!db_path.empty()) return check_amd_database(sandbox, db_path);

@@ -13,11 +13,12 @@ namespace kopt {
 // Exit codes (README "Exit codes").
 enum ExitCode : int {
   kExitOk = 0,
-  kExitRejected = 1,   // the candidate failed (eval), or a seed failed (bench)
-  kExitUsage = 2,      // bad arguments or input files
-  kExitNoDevice = 3,   // a GPU was needed and there is none
+  kExitRejected = 1,  // the candidate failed (eval), or a seed failed (bench)
+  kExitUsage = 2,     // bad arguments or input files
+  kExitNoDevice = 3,  // a GPU was needed and there is none
   kExitInternal = 4,
-  kExitProposers = 5,  // a run stopped early: its proposers kept failing (e.g. model endpoint unreachable)
+  kExitProposers =
+      5,  // a run stopped early: its proposers kept failing (e.g. model endpoint unreachable)
 };
 
 struct EvalCommand {
@@ -33,16 +34,16 @@ struct EvalCommand {
 int run_eval(const EvalCommand& cmd);
 
 struct BenchCommand {
-  std::string suite;                // "contest" or empty
+  std::string suite;  // "contest" or empty
   std::vector<std::string> shapes;
   int64_t group = 64;
-  std::vector<std::string> seeds;   // empty: all built-in seeds
+  std::vector<std::string> seeds;  // empty: all built-in seeds
   int trials = 1;
   std::optional<uint64_t> seed;
-  std::string json_out;             // full results as JSON
-  std::string markdown_out;         // the table as Markdown
-  std::string manifest;             // an export MANIFEST.json: a "tuned" column
-  bool baselines = false;           // add the vendor BLAS fp16 baseline column
+  std::string json_out;      // full results as JSON
+  std::string markdown_out;  // the table as Markdown
+  std::string manifest;      // an export MANIFEST.json: a "tuned" column
+  bool baselines = false;    // add the vendor BLAS fp16 baseline column
 };
 int run_bench(const BenchCommand& cmd);
 

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 
@@ -18,10 +19,104 @@ Status parse_duration(const std::string& text, double* seconds) {
   }
   std::string unit = text.substr(used);
   double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-  if (scale < 0 || v < 0) return Status::error("malformed duration '" + text + "' (e.g. 90s, 30m, 2h)");
+  if (scale < 0 || v < 0)
+    return Status::error("malformed duration '" + text + "' (e.g. 90s, 30m, 2h)");
   *seconds = v * scale;
   return Status();
 }
+
+namespace {
+
+// Reads a table strictly: an unknown key (a typo such as "budgte") or a value
+// of the wrong type is an error naming the key and its line, never ignored.
+class StrictTable {
+ public:
+  StrictTable(const std::string& path, const toml::table& table, std::string name)
+      : path_(path), table_(table), name_(std::move(name)) {}
+
+  Status check_keys(std::initializer_list<const char*> known) const {
+    for (const auto& [key, node] : table_) {
+      bool ok = false;
+      std::string list;
+      for (const char* k : known) {
+        ok = ok || key.str() == k;
+        list += (list.empty() ? "" : ", ") + std::string(k);
+      }
+      if (!ok)
+        return error(node, "unknown key '" + qualified(std::string(key.str())) +
+                               "' (known keys: " + list + ")");
+    }
+    return Status();
+  }
+  Status read(const char* key, int64_t* out) const {
+    const toml::node* n = table_.get(key);
+    if (!n) return Status();
+    if (auto v = n->value_exact<int64_t>()) return (*out = *v, Status());
+    return type_error(*n, key, "an integer");
+  }
+  Status read(const char* key, int* out) const {
+    int64_t v = *out;
+    KOPT_RETURN_IF_ERROR(read(key, &v));
+    if (v < INT32_MIN || v > INT32_MAX)
+      return error(*table_.get(key), qualified(key) + " is out of range");
+    *out = static_cast<int>(v);
+    return Status();
+  }
+  Status read(const char* key, double* out) const {
+    const toml::node* n = table_.get(key);
+    if (!n) return Status();
+    if (auto v = n->value_exact<double>()) return (*out = *v, Status());
+    if (auto v = n->value_exact<int64_t>()) return (*out = static_cast<double>(*v), Status());
+    return type_error(*n, key, "a number");
+  }
+  Status read(const char* key, bool* out) const {
+    const toml::node* n = table_.get(key);
+    if (!n) return Status();
+    if (auto v = n->value_exact<bool>()) return (*out = *v, Status());
+    return type_error(*n, key, "true or false");
+  }
+  Status read(const char* key, std::string* out) const {
+    const toml::node* n = table_.get(key);
+    if (!n) return Status();
+    if (auto v = n->value_exact<std::string>()) return (*out = *v, Status());
+    return type_error(*n, key, "a string");
+  }
+  Status error(const toml::node& n, const std::string& what) const {
+    return Status::error("config " + path_ + " line " + std::to_string(n.source().begin.line) +
+                         ": " + what);
+  }
+
+ private:
+  std::string qualified(const std::string& key) const {
+    return name_.empty() ? key : name_ + "." + key;
+  }
+  Status type_error(const toml::node& n, const char* key, const char* wanted) const {
+    return error(n, qualified(key) + " must be " + wanted + ", not " + std::string(type_name(n)));
+  }
+  static const char* type_name(const toml::node& n) {
+    switch (n.type()) {
+      case toml::node_type::string:
+        return "a string";
+      case toml::node_type::integer:
+        return "an integer";
+      case toml::node_type::floating_point:
+        return "a number with a fraction";
+      case toml::node_type::boolean:
+        return "a boolean";
+      case toml::node_type::table:
+        return "a table";
+      case toml::node_type::array:
+        return "an array";
+      default:
+        return "a date or time";
+    }
+  }
+  const std::string& path_;
+  const toml::table& table_;
+  std::string name_;
+};
+
+}  // namespace
 
 Status load_config(const std::string& path, bool required, Config* out) {
   std::ifstream probe(path);
@@ -30,52 +125,90 @@ Status load_config(const std::string& path, bool required, Config* out) {
   try {
     t = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
-    return Status::error("config " + path + " line " + std::to_string(e.source().begin.line) + ": " +
-                         std::string(e.description()));
+    return Status::error("config " + path + " line " + std::to_string(e.source().begin.line) +
+                         ": " + std::string(e.description()));
   }
   Config c = *out;
-  auto bad = [&](const std::string& key) { return Status::error("config " + path + ": bad value for " + key); };
-  if (auto run = t["run"].as_table()) {
-    c.budget = (*run)["budget"].value_or(c.budget);
-    if (auto time = (*run)["time"].value<std::string>()) {
-      if (!parse_duration(*time, &c.time_s).ok()) return bad("run.time");
-    }
-    c.tokens = (*run)["tokens"].value_or(c.tokens);
-    c.trials = static_cast<int>((*run)["trials"].value_or(int64_t{c.trials}));
-    c.seed = static_cast<uint64_t>((*run)["seed"].value_or(int64_t{0}));
-    c.batch = static_cast<int>((*run)["batch"].value_or(int64_t{c.batch}));
-    c.database = (*run)["database"].value_or(c.database);
+  const StrictTable top(path, t, "");
+  KOPT_RETURN_IF_ERROR(top.check_keys({"run", "sandbox", "mutator", "models"}));
+  auto section = [&](const char* name, const toml::table** table) -> Status {
+    *table = nullptr;
+    const toml::node* n = t.get(name);
+    if (!n) return Status();
+    if (!(*table = n->as_table()))
+      return top.error(*n, std::string(name) + " must be a table ([" + name + "])");
+    return Status();
+  };
+  const toml::table* table = nullptr;
+  KOPT_RETURN_IF_ERROR(section("run", &table));
+  if (table) {
+    const StrictTable run(path, *table, "run");
+    KOPT_RETURN_IF_ERROR(
+        run.check_keys({"budget", "time", "tokens", "trials", "seed", "batch", "database"}));
+    std::string time;
+    int64_t seed = 0;
+    KOPT_RETURN_IF_ERROR(run.read("budget", &c.budget));
+    KOPT_RETURN_IF_ERROR(run.read("time", &time));
+    if (!time.empty() && !parse_duration(time, &c.time_s).ok())
+      return run.error(*table->get("time"),
+                       "run.time: malformed duration '" + time + "' (e.g. 90s, 30m, 2h)");
+    KOPT_RETURN_IF_ERROR(run.read("tokens", &c.tokens));
+    KOPT_RETURN_IF_ERROR(run.read("trials", &c.trials));
+    KOPT_RETURN_IF_ERROR(run.read("seed", &seed));
+    c.seed = static_cast<uint64_t>(seed);
+    KOPT_RETURN_IF_ERROR(run.read("batch", &c.batch));
+    KOPT_RETURN_IF_ERROR(run.read("database", &c.database));
   }
-  if (auto sb = t["sandbox"].as_table()) {
-    c.compile_timeout_s = (*sb)["compile_timeout_s"].value_or(c.compile_timeout_s);
-    c.run_timeout_s = (*sb)["run_timeout_s"].value_or(c.run_timeout_s);
-    c.memory_limit_mb = (*sb)["memory_limit_mb"].value_or(c.memory_limit_mb);
-    c.amd_check = (*sb)["amd_check"].value_or(c.amd_check);
+  KOPT_RETURN_IF_ERROR(section("sandbox", &table));
+  if (table) {
+    const StrictTable sb(path, *table, "sandbox");
+    KOPT_RETURN_IF_ERROR(
+        sb.check_keys({"compile_timeout_s", "run_timeout_s", "memory_limit_mb", "amd_check"}));
+    KOPT_RETURN_IF_ERROR(sb.read("compile_timeout_s", &c.compile_timeout_s));
+    KOPT_RETURN_IF_ERROR(sb.read("run_timeout_s", &c.run_timeout_s));
+    KOPT_RETURN_IF_ERROR(sb.read("memory_limit_mb", &c.memory_limit_mb));
+    KOPT_RETURN_IF_ERROR(sb.read("amd_check", &c.amd_check));
   }
-  if (auto m = t["mutator"].as_table()) c.mutator_weight = (*m)["weight"].value_or(c.mutator_weight);
-  if (auto models = t["models"].as_array()) {
+  KOPT_RETURN_IF_ERROR(section("mutator", &table));
+  if (table) {
+    const StrictTable m(path, *table, "mutator");
+    KOPT_RETURN_IF_ERROR(m.check_keys({"weight"}));
+    KOPT_RETURN_IF_ERROR(m.read("weight", &c.mutator_weight));
+  }
+  if (const toml::node* n = t.get("models")) {
+    const toml::array* models = n->as_array();
+    if (!models) return top.error(*n, "models must be an array of tables ([[models]])");
     for (const auto& node : *models) {
       const toml::table* mt = node.as_table();
-      if (!mt) return bad("models");
+      if (!mt) return top.error(node, "each entry of models must be a table ([[models]])");
+      const StrictTable mr(path, *mt, "models");
+      KOPT_RETURN_IF_ERROR(mr.check_keys({"name", "base_url", "model", "api_key_env", "weight",
+                                          "temperature", "max_tokens", "timeout_s", "retries",
+                                          "price_per_million_input", "price_per_million_output"}));
       ModelConfig m;
-      m.name = (*mt)["name"].value_or(std::string());
-      m.base_url = (*mt)["base_url"].value_or(std::string());
-      m.model = (*mt)["model"].value_or(m.name);
-      m.api_key_env = (*mt)["api_key_env"].value_or(m.api_key_env);
-      m.weight = (*mt)["weight"].value_or(m.weight);
-      m.temperature = (*mt)["temperature"].value_or(m.temperature);
-      m.max_tokens = (*mt)["max_tokens"].value_or(m.max_tokens);
-      m.timeout_s = (*mt)["timeout_s"].value_or(m.timeout_s);
-      m.retries = static_cast<int>((*mt)["retries"].value_or(int64_t{m.retries}));
-      m.price_per_million_input = (*mt)["price_per_million_input"].value_or(0.0);
-      m.price_per_million_output = (*mt)["price_per_million_output"].value_or(0.0);
-      if (m.name.empty() || m.base_url.empty()) return bad("models (each needs name and base_url)");
+      KOPT_RETURN_IF_ERROR(mr.read("name", &m.name));
+      KOPT_RETURN_IF_ERROR(mr.read("base_url", &m.base_url));
+      m.model = m.name;
+      KOPT_RETURN_IF_ERROR(mr.read("model", &m.model));
+      KOPT_RETURN_IF_ERROR(mr.read("api_key_env", &m.api_key_env));
+      KOPT_RETURN_IF_ERROR(mr.read("weight", &m.weight));
+      KOPT_RETURN_IF_ERROR(mr.read("temperature", &m.temperature));
+      KOPT_RETURN_IF_ERROR(mr.read("max_tokens", &m.max_tokens));
+      KOPT_RETURN_IF_ERROR(mr.read("timeout_s", &m.timeout_s));
+      KOPT_RETURN_IF_ERROR(mr.read("retries", &m.retries));
+      KOPT_RETURN_IF_ERROR(mr.read("price_per_million_input", &m.price_per_million_input));
+      KOPT_RETURN_IF_ERROR(mr.read("price_per_million_output", &m.price_per_million_output));
+      if (m.name.empty() || m.base_url.empty())
+        return top.error(node, "each [[models]] entry needs a name and a base_url");
       c.models.push_back(m);
     }
   }
-  if (c.budget < 1 || c.trials < 1 || c.trials > 100 || c.batch < 1 || c.batch > 64 || c.time_s < 0 ||
-      c.compile_timeout_s <= 0 || c.run_timeout_s <= 0 || c.memory_limit_mb < 64 || c.mutator_weight < 0)
-    return Status::error("config " + path + ": a value is out of range (budget >= 1, 1 <= trials <= 100, 1 <= batch <= 64, positive limits)");
+  if (c.budget < 1 || c.trials < 1 || c.trials > 100 || c.batch < 1 || c.batch > 64 ||
+      c.time_s < 0 || c.compile_timeout_s <= 0 || c.run_timeout_s <= 0 || c.memory_limit_mb < 64 ||
+      c.mutator_weight < 0)
+    return Status::error("config " + path +
+                         ": a value is out of range (budget >= 1, 1 <= trials <= 100, 1 <= batch "
+                         "<= 64, positive limits)");
   *out = c;
   return Status();
 }

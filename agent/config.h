@@ -11,11 +11,11 @@
 namespace kopt {
 
 struct ModelConfig {
-  std::string name;              // how runs and the database refer to it
-  std::string base_url;          // OpenAI-compatible, e.g. http://localhost:8000/v1
-  std::string model;             // the "model" field sent
+  std::string name;      // how runs and the database refer to it
+  std::string base_url;  // OpenAI-compatible, e.g. http://localhost:8000/v1
+  std::string model;     // the "model" field sent
   std::string api_key_env = "OPENAI_API_KEY";
-  double weight = 1.0;           // share of proposals
+  double weight = 1.0;  // share of proposals
   double temperature = 0.7;
   int64_t max_tokens = 8192;
   double timeout_s = 120;
@@ -26,12 +26,12 @@ struct ModelConfig {
 
 struct Config {
   // [run]
-  int64_t budget = 100;          // candidates
-  double time_s = 0;             // 0: no wall-time limit
-  int64_t tokens = 0;            // 0: no token limit
+  int64_t budget = 100;  // candidates
+  double time_s = 0;     // 0: no wall-time limit
+  int64_t tokens = 0;    // 0: no token limit
   int trials = 1;
-  uint64_t seed = 0;             // 0: fresh per run
-  int batch = 4;                 // children per generation
+  uint64_t seed = 0;  // 0: fresh per run
+  int batch = 4;      // children per generation
   std::string database = "kopt.db";
   // [sandbox]
   double compile_timeout_s = 60;

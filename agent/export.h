@@ -24,9 +24,9 @@ int run_export(const ExportCommand& cmd);
 
 // What one generated source describes (exposed for tests).
 struct ExportedKernel {
-  std::string symbol;       // C identifier prefix, e.g. k7168x9216_g64 or generic_vec
-  std::string header;       // provenance comment lines
-  Candidate candidate;      // source, contract, parameter values
+  std::string symbol;           // C identifier prefix, e.g. k7168x9216_g64 or generic_vec
+  std::string header;           // provenance comment lines
+  Candidate candidate;          // source, contract, parameter values
   int64_t K = 0, N = 0, G = 0;  // 0: generic (any shape the contract supports)
 };
 
@@ -41,6 +41,7 @@ Status embedded_candidate_source(const std::string& generated, std::string* sour
 // entry points, and host launch code evaluating the contract's expressions.
 Status generate_kernel_source(const ExportedKernel& k, std::string* out);
 // The dispatch table entries for the library.
-std::string generate_dispatch(const std::vector<ExportedKernel>& tuned, const std::vector<ExportedKernel>& generic);
+std::string generate_dispatch(const std::vector<ExportedKernel>& tuned,
+                              const std::vector<ExportedKernel>& generic);
 
 }  // namespace kopt

@@ -15,13 +15,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Keeps only the overrides the contract declares with an allowed value.
-std::map<std::string, int64_t> declared_params(const std::string& source, const std::map<std::string, int64_t>& wanted) {
+std::map<std::string, int64_t> declared_params(const std::string& source,
+                                               const std::map<std::string, int64_t>& wanted) {
   Candidate c;
   if (!parse_candidate(source, {}, &c).ok()) return {};
   std::map<std::string, int64_t> out;
   for (const auto& p : c.spec.params) {
     auto it = wanted.find(p.name);
-    if (it != wanted.end() && std::find(p.values.begin(), p.values.end(), it->second) != p.values.end())
+    if (it != wanted.end() &&
+        std::find(p.values.begin(), p.values.end(), it->second) != p.values.end())
       out[p.name] = it->second;
   }
   return out;
@@ -29,7 +31,8 @@ std::map<std::string, int64_t> declared_params(const std::string& source, const 
 
 }  // namespace
 
-EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id, int64_t run_id, const std::string& key) {
+EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id, int64_t run_id,
+                                      const std::string& key) {
   EvaluationRecord e;
   e.candidate_id = candidate_id;
   e.run_id = run_id;
@@ -64,12 +67,18 @@ EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id,
   return e;
 }
 
-OptimizationLoop::OptimizationLoop(Database* db, Evaluator* evaluator, std::vector<WeightedProposer> proposers,
-                                   LoopOptions options, ProgressSink progress)
-    : db_(db), evaluator_(evaluator), proposers_(std::move(proposers)), options_(options),
-      progress_(std::move(progress)), rng_(options.seed) {}
+OptimizationLoop::OptimizationLoop(Database* db, Evaluator* evaluator,
+                                   std::vector<WeightedProposer> proposers, LoopOptions options,
+                                   ProgressSink progress)
+    : db_(db),
+      evaluator_(evaluator),
+      proposers_(std::move(proposers)),
+      options_(options),
+      progress_(std::move(progress)),
+      rng_(options.seed) {}
 
-Status OptimizationLoop::start(const Shape& shape, const std::string& config_json, int64_t* run_id) {
+Status OptimizationLoop::start(const Shape& shape, const std::string& config_json,
+                               int64_t* run_id) {
   RunRecord run;
   run.shape = shape.name();
   run.config_json = config_json;
@@ -99,8 +108,9 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
 Status OptimizationLoop::resume(int64_t run_id) {
   RunRecord run;
   KOPT_RETURN_IF_ERROR(db_->get_run(run_id, &run));
-  // The budget may have been raised for the resumed run.
-  run.budget_candidates = std::max(run.budget_candidates, options_.budget);
+  // The budget may have been set anew for the resumed run.
+  run.budget_candidates = options_.resume_budget ? *options_.resume_budget
+                                                 : std::max(run.budget_candidates, options_.budget);
   if (options_.time_s > 0) run.budget_seconds = options_.time_s;
   rng_ = Rng(run.seed ^ static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
   run.status = "running";
@@ -123,7 +133,8 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
     names.insert(all[i].candidate.name);
   }
   for (const auto& row : all)
-    if (names.insert(row.candidate.name).second) ctx->top.push_back({row.candidate, row.evaluation});
+    if (names.insert(row.candidate.name).second)
+      ctx->top.push_back({row.candidate, row.evaluation});
   KOPT_RETURN_IF_ERROR(db_->failed_evaluations(run.id, 3, &ctx->recent_failures));
   ctx->seen_keys = &seen_;
   ctx->rng = &rng_;
@@ -153,7 +164,8 @@ Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c)
     e.candidate_id = c->id;
     e.run_id = run->id;
     e.stage = "reused";
-    e.message = "identical to candidate " + std::to_string(previous->candidate_id) + ": " + previous->message;
+    e.message = "identical to candidate " + std::to_string(previous->candidate_id) + ": " +
+                previous->message;
   } else {
     EvalRequest req;
     req.source = c->source;
@@ -191,7 +203,9 @@ Status OptimizationLoop::run(RunRecord* run) {
 
   const auto started = Clock::now();
   const double elapsed_before = run->elapsed_seconds;
-  auto elapsed = [&] { return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count(); };
+  auto elapsed = [&] {
+    return elapsed_before + std::chrono::duration<double>(Clock::now() - started).count();
+  };
   auto report = [&] {
     run->elapsed_seconds = elapsed();
     Status s = db_->update_run(*run);
@@ -205,15 +219,18 @@ Status OptimizationLoop::run(RunRecord* run) {
         p.best_fraction = best[0].evaluation.fraction_of_read_bw;
       }
       p.last = last_line_;
-      p.seconds_left = run->budget_seconds > 0 ? std::max(0.0, run->budget_seconds - elapsed()) : -1;
+      p.seconds_left =
+          run->budget_seconds > 0 ? std::max(0.0, run->budget_seconds - elapsed()) : -1;
       progress_(p);
     }
     return s;
   };
   auto out_of_budget = [&] {
     if (evaluated_ >= run->budget_candidates) return stop_reason_ = "budget", true;
-    if (run->budget_seconds > 0 && elapsed() >= run->budget_seconds) return stop_reason_ = "time", true;
-    if (run->budget_tokens > 0 && run->tokens_used >= run->budget_tokens) return stop_reason_ = "tokens", true;
+    if (run->budget_seconds > 0 && elapsed() >= run->budget_seconds)
+      return stop_reason_ = "time", true;
+    if (run->budget_tokens > 0 && run->tokens_used >= run->budget_tokens)
+      return stop_reason_ = "tokens", true;
     return false;
   };
   auto finish = [&](const std::string& status) {
@@ -226,9 +243,9 @@ Status OptimizationLoop::run(RunRecord* run) {
     if (out_of_budget()) return finish("done");
     Status s = evaluate_and_record(run, &c);
     if (!s.ok()) {
-        finish("failed");
-        return s;
-      }
+      finish("failed");
+      return s;
+    }
     KOPT_RETURN_IF_ERROR(report());
   }
 
@@ -251,9 +268,9 @@ Status OptimizationLoop::run(RunRecord* run) {
       if (!proposer) {
         stop_reason_ = "no proposer";
         {
-        finish("failed");
-        return Status::error("no proposer has a positive weight");
-      }
+          finish("failed");
+          return Status::error("no proposer has a positive weight");
+        }
       }
       Proposal proposal;
       ProposalFailure failure;
@@ -261,8 +278,8 @@ Status OptimizationLoop::run(RunRecord* run) {
       run->tokens_used += ok ? proposal.tokens : failure.tokens;
       run->cost += ok ? proposal.cost : failure.cost;
       // What a proposer tried that produced no candidate goes to the attempt log.
-      auto record_attempt = [&](const std::string& kind, const std::string& message, const std::string& prompt,
-                                const std::string& answer) {
+      auto record_attempt = [&](const std::string& kind, const std::string& message,
+                                const std::string& prompt, const std::string& answer) {
         AttemptRecord a;
         a.run_id = run->id;
         a.proposer = proposer->name();
@@ -274,7 +291,8 @@ Status OptimizationLoop::run(RunRecord* run) {
         return db_->add_attempt(&a);
       };
       if (!ok) {
-        KOPT_RETURN_IF_ERROR(record_attempt(failure.kind, failure.message, failure.prompt, failure.answer));
+        KOPT_RETURN_IF_ERROR(
+            record_attempt(failure.kind, failure.message, failure.prompt, failure.answer));
         last_line_ = proposer->name() + ": " + failure.kind;
         exhausted = exhausted || failure.kind == "space_exhausted";
         KOPT_RETURN_IF_ERROR(report());
@@ -294,9 +312,11 @@ Status OptimizationLoop::run(RunRecord* run) {
       c.answer = proposal.answer;
       c.generation = 1;
       for (const auto& p : ctx.parents)
-        if (!proposal.parents.empty() && p.candidate.id == proposal.parents[0]) c.generation = p.candidate.generation + 1;
+        if (!proposal.parents.empty() && p.candidate.id == proposal.parents[0])
+          c.generation = p.candidate.generation + 1;
       if (seen_.count(c.key)) {
-        KOPT_RETURN_IF_ERROR(record_attempt("duplicate", "identical to a candidate already in this run",
+        KOPT_RETURN_IF_ERROR(record_attempt("duplicate",
+                                            "identical to a candidate already in this run",
                                             proposal.prompt, proposal.answer));
         continue;
       }
@@ -314,7 +334,8 @@ Status OptimizationLoop::run(RunRecord* run) {
     // parameter space is covered): stop rather than spin.
     idle_generations = produced == 0 ? idle_generations + 1 : 0;
     if (idle_generations >= 5) {
-      stop_reason_ = exhausted ? "space covered" : "proposers produced nothing new for 5 generations";
+      stop_reason_ =
+          exhausted ? "space covered" : "proposers produced nothing new for 5 generations";
       return finish("done");
     }
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,12 @@ struct WeightedProposer {
 };
 
 struct LoopOptions {
-  int64_t budget = 100;   // candidates evaluated in the run, seeds included
-  double time_s = 0;      // 0: none (wall time, summed over resumes)
-  int64_t tokens = 0;     // 0: none
+  int64_t budget = 100;  // candidates evaluated in the run, seeds included
+  // On resume: the run's new total budget, as given on the command line
+  // (otherwise the larger of the stored one and `budget`).
+  std::optional<int64_t> resume_budget;
+  double time_s = 0;   // 0: none (wall time, summed over resumes)
+  int64_t tokens = 0;  // 0: none
   int trials = 1;
   int batch = 4;
   uint64_t seed = 1;
@@ -50,8 +54,8 @@ using ProgressSink = std::function<void(const Progress&)>;
 
 class OptimizationLoop {
  public:
-  OptimizationLoop(Database* db, Evaluator* evaluator, std::vector<WeightedProposer> proposers, LoopOptions options,
-                   ProgressSink progress = nullptr);
+  OptimizationLoop(Database* db, Evaluator* evaluator, std::vector<WeightedProposer> proposers,
+                   LoopOptions options, ProgressSink progress = nullptr);
 
   // A new run for `shape`: the seeds first, then proposals.
   Status start(const Shape& shape, const std::string& config_json, int64_t* run_id);
@@ -82,7 +86,7 @@ class OptimizationLoop {
 };
 
 // EvalResult -> the database row.
-EvaluationRecord to_evaluation_record(const EvalResult& result, int64_t candidate_id, int64_t run_id,
-                                      const std::string& key);
+EvaluationRecord to_evaluation_record(const EvalResult& result, int64_t candidate_id,
+                                      int64_t run_id, const std::string& key);
 
 }  // namespace kopt

@@ -1,6 +1,5 @@
 // kopt: the command-line front end. Parses arguments and calls the libraries.
 #include <CLI/CLI.hpp>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -12,7 +11,8 @@
 namespace {
 
 // "NAME=VALUE" pairs for --param.
-bool parse_params(const std::vector<std::string>& items, std::map<std::string, int64_t>* out, std::string* error) {
+bool parse_params(const std::vector<std::string>& items, std::map<std::string, int64_t>* out,
+                  std::string* error) {
   for (const auto& item : items) {
     size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -36,36 +36,52 @@ bool parse_params(const std::vector<std::string>& items, std::map<std::string, i
 int main(int argc, char** argv) {
   CLI::App app{"kopt: verified, timed GPU kernel optimisation (W4A16 GEMV)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "kopt " KOPT_VERSION);
 
   kopt::EvalCommand eval;
   std::vector<std::string> eval_params;
   uint64_t eval_seed = 0;
-  auto* eval_cmd = app.add_subcommand("eval", "Verify and time one candidate file on one or more shapes");
-  eval_cmd->add_option("file", eval.file, "candidate HIP source with its kopt: contract")->required();
+  auto* eval_cmd =
+      app.add_subcommand("eval", "Verify and time one candidate file on one or more shapes");
+  eval_cmd->add_option("file", eval.file, "candidate HIP source with its kopt: contract")
+      ->required();
   eval_cmd->add_option("--shape", eval.shapes, "KxN (or KxN/gG); repeatable")->required();
-  eval_cmd->add_option("--group", eval.group, "group size G when the shape names none")->default_val(64);
-  eval_cmd->add_option("--param", eval_params, "NAME=VALUE for a declared tunable parameter; repeatable");
-  eval_cmd->add_option("--trials", eval.trials, "rounds over all input sets")->default_val(2)->check(CLI::Range(1, 100));
-  auto* eval_seed_opt = eval_cmd->add_option("--seed", eval_seed, "input seed (default: fresh each run)");
-  eval_cmd->add_flag("--no-time", [&](int64_t) { eval.time = false; }, "verify only");
+  eval_cmd->add_option("--group", eval.group, "group size G when the shape names none")
+      ->default_val(64);
+  eval_cmd->add_option("--param", eval_params,
+                       "NAME=VALUE for a declared tunable parameter; repeatable");
+  eval_cmd->add_option("--trials", eval.trials, "rounds over all input sets")
+      ->default_val(2)
+      ->check(CLI::Range(1, 100));
+  auto* eval_seed_opt =
+      eval_cmd->add_option("--seed", eval_seed, "input seed (default: fresh each run)");
+  eval_cmd->add_flag(
+      "--no-time", [&](int64_t) { eval.time = false; }, "verify only");
   eval_cmd->add_flag("--json", eval.json, "print the full results as JSON");
 
   kopt::BenchCommand bench;
   uint64_t bench_seed = 0;
-  auto* bench_cmd = app.add_subcommand(
-      "bench", "Verify and time every seed kernel (and optionally the exported kernels and the vendor BLAS peer) on every shape");
+  auto* bench_cmd = app.add_subcommand("bench",
+                                       "Verify and time every seed kernel (and optionally the "
+                                       "exported kernels and the vendor BLAS peer) on every shape");
   bench_cmd->add_option("--suite", bench.suite, "named shape suite: contest");
   bench_cmd->add_option("--shape", bench.shapes, "KxN; repeatable");
   bench_cmd->add_option("--group", bench.group, "group size G")->default_val(64);
-  bench_cmd->add_option("--seeds", bench.seeds, "seed kernels to run (default: all)")->delimiter(',');
-  bench_cmd->add_option("--trials", bench.trials, "verification rounds per kernel")->default_val(1)->check(CLI::Range(1, 100));
-  auto* bench_seed_opt = bench_cmd->add_option("--seed", bench_seed, "input seed (default: fresh each run)");
+  bench_cmd->add_option("--seeds", bench.seeds, "seed kernels to run (default: all)")
+      ->delimiter(',');
+  bench_cmd->add_option("--trials", bench.trials, "verification rounds per kernel")
+      ->default_val(1)
+      ->check(CLI::Range(1, 100));
+  auto* bench_seed_opt =
+      bench_cmd->add_option("--seed", bench_seed, "input seed (default: fresh each run)");
   bench_cmd->add_option("--json", bench.json_out, "write all results to this JSON file");
   bench_cmd->add_option("--markdown", bench.markdown_out, "write the table to this Markdown file");
-  bench_cmd->add_option("--tuned", bench.manifest,
-                        "an export manifest (kernels/generated/MANIFEST.json): time its kernels as a 'tuned' column");
-  bench_cmd->add_flag("--baselines", bench.baselines,
-                      "time the vendor BLAS fp16 GEMV (cuBLAS) on dequantised weights as a peer column");
+  bench_cmd->add_option(
+      "--tuned", bench.manifest,
+      "an export manifest (kernels/generated/MANIFEST.json): time its kernels as a 'tuned' column");
+  bench_cmd->add_flag(
+      "--baselines", bench.baselines,
+      "time the vendor BLAS fp16 GEMV (cuBLAS) on dequantised weights as a peer column");
 
   app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
 
@@ -73,44 +89,73 @@ int main(int argc, char** argv) {
   int64_t run_budget = 0, run_resume = 0;
   uint64_t run_seed = 0;
   int run_trials = 1;
-  auto* run_cmd = app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
+  auto* run_cmd =
+      app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
   run_cmd->add_option("--shape", run.shape, "KxN (or KxN/gG)");
-  run_cmd->add_option("--group", run.group, "group size G when the shape names none")->default_val(64);
-  auto* run_budget_opt = run_cmd->add_option("--budget", run_budget, "candidates to evaluate (seeds included)");
+  run_cmd->add_option("--group", run.group, "group size G when the shape names none")
+      ->default_val(64);
+  auto* run_budget_opt =
+      run_cmd->add_option("--budget", run_budget, "candidates to evaluate (seeds included)");
   run_cmd->add_option("--time", run.time, "wall-time limit, e.g. 30m");
   run_cmd->add_option("--model", run.models, "use this model from the config (repeatable)");
-  auto* run_resume_opt = run_cmd->add_option("--resume", run_resume, "continue run ID");
+  auto* run_resume_opt = run_cmd->add_option("--resume", run_resume,
+                                             "continue run ID (--budget then sets its new total)");
   run_cmd->add_option("--db", run.db_path, "database file (default from config: kopt.db)");
   run_cmd->add_option("--config", run.config_path, "TOML config (default: ./kopt.toml if present)");
   auto* run_seed_opt = run_cmd->add_option("--seed", run_seed, "seed for every random choice");
-  auto* run_trials_opt = run_cmd->add_option("--trials", run_trials, "verification rounds per candidate");
+  auto* run_trials_opt =
+      run_cmd->add_option("--trials", run_trials, "verification rounds per candidate")
+          ->check(CLI::Range(1, 100));
   run_cmd->add_flag("--no-mutator", run.no_mutator, "only the named models propose");
 
   kopt::DbCommand dbc;
   auto* db_cmd = app.add_subcommand("db", "Browse the candidate database");
-  db_cmd->add_option("action", dbc.action, "runs | list | show ID | best | lineage ID | diff A B | failures")->required();
+  db_cmd
+      ->add_option("action", dbc.action,
+                   "runs | list | show ID | best | lineage ID | diff A B | failures")
+      ->required();
   db_cmd->add_option("ids", dbc.ids, "candidate id(s)");
   db_cmd->add_option("--db", dbc.db_path, "database file")->default_val("kopt.db");
   db_cmd->add_option("--shape", dbc.shape, "best: only this shape");
   db_cmd->add_option("--run", dbc.run, "list, failures: only this run");
-  db_cmd->add_option("--limit", dbc.limit, "rows per shape (best) or in all (failures)")->default_val(20);
+  db_cmd->add_option("--limit", dbc.limit, "rows per shape (best) or in all (failures)")
+      ->default_val(20);
   db_cmd->add_flag("--full", dbc.full, "show: the whole prompt, answer and log");
 
   kopt::ExportCommand exp;
-  auto* export_cmd = app.add_subcommand("export", "Re-verify each shape's best kernel and write the library sources");
+  auto* export_cmd = app.add_subcommand(
+      "export", "Re-verify each shape's best kernel and write the library sources");
   export_cmd->add_option("--db", exp.db_path, "database file")->default_val("kopt.db");
   export_cmd->add_option("--suite", exp.suite, "named shape suite: contest");
   export_cmd->add_option("--shape", exp.shapes, "KxN; repeatable");
   export_cmd->add_option("--group", exp.group, "group size G")->default_val(64);
-  export_cmd->add_option("--out", exp.out_dir, "output folder (e.g. kernels/generated)")->required();
-  export_cmd->add_flag("--fallbacks-only", exp.fallbacks_only, "write only the generic fallback kernels");
+  export_cmd->add_option("--out", exp.out_dir, "output folder (e.g. kernels/generated)")
+      ->required();
+  export_cmd->add_flag("--fallbacks-only", exp.fallbacks_only,
+                       "write only the generic fallback kernels");
 
   std::vector<std::string> amd_files;
   std::string amd_db;
-  auto* amd_cmd = app.add_subcommand("check-amd", "Compile candidates for gfx906 and report resources");
+  auto* amd_cmd =
+      app.add_subcommand("check-amd", "Compile candidates for gfx906 and report resources");
   amd_cmd->add_option("files", amd_files, "candidate HIP sources");
-  amd_cmd->add_option("--db", amd_db, "check every candidate of this database recorded 'not checked'");
+  amd_cmd->add_option("--db", amd_db,
+                      "check every candidate of this database recorded 'not checked'");
 
+  // An unknown command is named, with the ones there are.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      std::fprintf(stderr, "kopt: unknown command '%s'; the commands are %s (kopt --help)\n",
+                   argv[1], names.c_str());
+      return kopt::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,8 +13,8 @@ namespace kopt {
 
 class ModelProposer : public Proposer {
  public:
-  ModelProposer(std::string name, std::unique_ptr<ChatClient> client, double price_per_million_input = 0,
-                double price_per_million_output = 0);
+  ModelProposer(std::string name, std::unique_ptr<ChatClient> client,
+                double price_per_million_input = 0, double price_per_million_output = 0);
   std::string name() const override { return "llm"; }
   std::string model() const override { return name_; }
   bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) override;

@@ -1,6 +1,5 @@
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "agent/proposer.h"
 #include "sandbox/candidate.h"
@@ -50,7 +49,8 @@ int64_t mutate_value(const TunableParam& p, int64_t current, Rng& rng) {
 // (bounded: beyond this many the space is sampled, not enumerated).
 constexpr size_t kMaxEnumerated = 20000;
 
-bool next_unseen(const Candidate& c, const std::set<std::string>& seen, std::map<std::string, int64_t>* out) {
+bool next_unseen(const Candidate& c, const std::set<std::string>& seen,
+                 std::map<std::string, int64_t>* out) {
   size_t total = 1;
   for (const auto& p : c.spec.params) {
     total *= p.values.size();
@@ -75,7 +75,8 @@ bool next_unseen(const Candidate& c, const std::set<std::string>& seen, std::map
 
 }  // namespace
 
-bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out, ProposalFailure* failure) {
+bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
+                               ProposalFailure* failure) {
   std::vector<const ScoredCandidate*> pool;
   for (const auto& p : ctx.parents) pool.push_back(&p);
   for (const auto& p : ctx.top) pool.push_back(&p);
@@ -88,9 +89,13 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out, Propos
   for (int attempt = 0; attempt < 64; ++attempt) {
     // Mostly the best parent; sometimes another, for diversity.
     const ScoredCandidate& parent =
-        *pool[rng.integer(0, 3) == 0 ? static_cast<size_t>(rng.integer(0, static_cast<int64_t>(pool.size()) - 1)) : 0];
+        *pool[rng.integer(0, 3) == 0
+                  ? static_cast<size_t>(rng.integer(0, static_cast<int64_t>(pool.size()) - 1))
+                  : 0];
     Candidate c;
-    if (!parse_candidate(parent.candidate.source, params_from_json(parent.candidate.params_json), &c).ok() ||
+    if (!parse_candidate(parent.candidate.source, params_from_json(parent.candidate.params_json),
+                         &c)
+             .ok() ||
         c.spec.params.empty())
       continue;
     std::map<std::string, int64_t> params = c.params;
@@ -107,7 +112,8 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out, Propos
     }
     int moves = rng.integer(0, 2) == 0 ? 2 : 1;
     for (int m = 0; m < moves; ++m) {
-      const TunableParam& p = c.spec.params[static_cast<size_t>(rng.integer(0, static_cast<int64_t>(c.spec.params.size()) - 1))];
+      const TunableParam& p = c.spec.params[static_cast<size_t>(
+          rng.integer(0, static_cast<int64_t>(c.spec.params.size()) - 1))];
       params[p.name] = mutate_value(p, params[p.name], rng);
     }
     std::string key = proposal_key(c.source, params);

@@ -22,9 +22,9 @@ struct ScoredCandidate {
 struct ProposalContext {
   Shape shape;
   double read_bandwidth_gbps = 0;
-  std::vector<ScoredCandidate> parents;           // [0]: the main parent
-  std::vector<ScoredCandidate> top;               // strong and diverse others
-  std::vector<EvaluationRecord> recent_failures;  // newest first
+  std::vector<ScoredCandidate> parents;              // [0]: the main parent
+  std::vector<ScoredCandidate> top;                  // strong and diverse others
+  std::vector<EvaluationRecord> recent_failures;     // newest first
   const std::set<std::string>* seen_keys = nullptr;  // candidates already in this run
   Rng* rng = nullptr;
 };
@@ -41,7 +41,7 @@ struct Proposal {
 
 // Why a proposer produced nothing; recorded in the attempt log.
 struct ProposalFailure {
-  std::string kind;     // malformed_answer, model_error, space_exhausted...
+  std::string kind;  // malformed_answer, model_error, space_exhausted...
   std::string message;
   std::string prompt, answer;
   int64_t tokens = 0;

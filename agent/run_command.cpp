@@ -42,16 +42,21 @@ class SandboxEvaluator : public Evaluator {
 std::string format_seconds(double s) {
   if (s < 0) return "no time limit";
   int t = static_cast<int>(s);
-  return t >= 3600 ? fmt::format("{}h{:02}m left", t / 3600, (t % 3600) / 60) : fmt::format("{}m{:02}s left", t / 60, t % 60);
+  return t >= 3600 ? fmt::format("{}h{:02}m left", t / 3600, (t % 3600) / 60)
+                   : fmt::format("{}m{:02}s left", t / 60, t % 60);
 }
 
 void print_progress(const Progress& p) {
   static const bool tty = isatty(2);
-  std::string best = p.best_us > 0 ? fmt::format("best {:.2f} us ({:.1f}% of read BW)", p.best_us, 100 * p.best_fraction)
+  std::string best = p.best_us > 0 ? fmt::format("best {:.2f} us ({:.1f}% of read BW)", p.best_us,
+                                                 100 * p.best_fraction)
                                    : "no verified candidate yet";
-  std::string line = fmt::format("[{}/{}] {} | {} | {}", p.done, p.budget, best, format_seconds(p.seconds_left), p.last);
-  if (tty) fmt::print(stderr, "\r\033[K{}", line.substr(0, 160));
-  else fmt::print(stderr, "{}\n", line);
+  std::string line = fmt::format("[{}/{}] {} | {} | {}", p.done, p.budget, best,
+                                 format_seconds(p.seconds_left), p.last);
+  if (tty)
+    fmt::print(stderr, "\r\033[K{}", line.substr(0, 160));
+  else
+    fmt::print(stderr, "{}\n", line);
 }
 
 int fail(const std::string& what, const std::string& message, int code) {
@@ -69,18 +74,22 @@ int run_optimize(const RunCommand& cmd) {
   apply_environment(&config);
   if (cmd.budget) config.budget = *cmd.budget;
   if (cmd.trials) config.trials = *cmd.trials;
-  if (!cmd.time.empty() && !(s = parse_duration(cmd.time, &config.time_s)).ok()) return fail("run", s.message(), kExitUsage);
+  if (!cmd.time.empty() && !(s = parse_duration(cmd.time, &config.time_s)).ok())
+    return fail("run", s.message(), kExitUsage);
   if (config.budget < 1) return fail("run", "--budget must be at least 1", kExitUsage);
   if (!cmd.db_path.empty()) config.database = cmd.db_path;
   Shape shape;
-  if (!cmd.resume && !(s = parse_shape(cmd.shape, cmd.group, &shape)).ok()) return fail("run", s.message(), kExitUsage);
+  if (!cmd.resume && !(s = parse_shape(cmd.shape, cmd.group, &shape)).ok())
+    return fail("run", s.message(), kExitUsage);
 
   std::vector<WeightedProposer> proposers;
   if (!cmd.no_mutator && config.mutator_weight > 0)
     proposers.push_back({std::make_unique<ParameterMutator>(), config.mutator_weight});
   for (const auto& name : cmd.models) {
-    auto it = std::find_if(config.models.begin(), config.models.end(), [&](const ModelConfig& m) { return m.name == name; });
-    if (it == config.models.end()) return fail("run", "no model named '" + name + "' in the config or environment", kExitUsage);
+    auto it = std::find_if(config.models.begin(), config.models.end(),
+                           [&](const ModelConfig& m) { return m.name == name; });
+    if (it == config.models.end())
+      return fail("run", "no model named '" + name + "' in the config or environment", kExitUsage);
     HttpChatOptions o;
     o.base_url = it->base_url;
     o.model = it->model;
@@ -90,14 +99,34 @@ int run_optimize(const RunCommand& cmd) {
     o.max_tokens = it->max_tokens;
     o.timeout_s = it->timeout_s;
     o.retries = it->retries;
-    proposers.push_back({std::make_unique<ModelProposer>(it->name, std::make_unique<HttpChatClient>(o),
-                                                         it->price_per_million_input, it->price_per_million_output),
-                         it->weight});
+    proposers.push_back(
+        {std::make_unique<ModelProposer>(it->name, std::make_unique<HttpChatClient>(o),
+                                         it->price_per_million_input, it->price_per_million_output),
+         it->weight});
   }
-  if (proposers.empty()) return fail("run", "no proposer: enable the mutator or name a model with --model", kExitUsage);
+  if (proposers.empty())
+    return fail("run", "no proposer: enable the mutator or name a model with --model", kExitUsage);
 
-  std::unique_ptr<Database> db;
-  if (!(s = Database::open(config.database, &db)).ok()) return fail("run", s.message(), kExitUsage);
+  // A run to resume must exist (checked before anything else is started or written).
+  if (cmd.resume) {
+    std::unique_ptr<Database> existing_db;
+    RunRecord existing;
+    if (!Database::open_existing(config.database, &existing_db).ok() ||
+        !existing_db->get_run(*cmd.resume, &existing).ok())
+      return fail(
+          "run",
+          fmt::format("no run {} in {} (kopt db runs lists them)", *cmd.resume, config.database),
+          kExitUsage);
+    std::vector<CandidateRecord> done;
+    if (cmd.budget && existing_db->candidates_of_run(*cmd.resume, &done).ok() &&
+        *cmd.budget <= static_cast<int64_t>(done.size()))
+      return fail(
+          "run",
+          fmt::format(
+              "run {} already has {} candidates; with --resume, --budget is the run's new total",
+              *cmd.resume, done.size()),
+          kExitUsage);
+  }
 
   SandboxOptions so;
   if (!cmd.worker_command.empty()) so.worker_command = cmd.worker_command;
@@ -109,18 +138,24 @@ int run_optimize(const RunCommand& cmd) {
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) return fail("run", s.message(), kExitNoDevice);
 
+  std::unique_ptr<Database> db;
+  if (!(s = Database::open(config.database, &db)).ok()) return fail("run", s.message(), kExitUsage);
   LoopOptions lo;
   lo.budget = config.budget;
+  if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;
   lo.trials = config.trials;
   lo.batch = config.batch;
   std::random_device rd;
-  lo.seed = cmd.seed ? *cmd.seed : config.seed ? config.seed : (static_cast<uint64_t>(rd()) << 32 | rd());
+  lo.seed = cmd.seed      ? *cmd.seed
+            : config.seed ? config.seed
+                          : (static_cast<uint64_t>(rd()) << 32 | rd());
   OptimizationLoop loop(db.get(), &evaluator, std::move(proposers), lo, print_progress);
   int64_t run_id = cmd.resume.value_or(0);
-  nlohmann::json cfg{{"budget", config.budget}, {"time_s", config.time_s}, {"tokens", config.tokens},
-                     {"trials", config.trials}, {"batch", config.batch}, {"models", cmd.models},
+  nlohmann::json cfg{{"budget", config.budget},    {"time_s", config.time_s},
+                     {"tokens", config.tokens},    {"trials", config.trials},
+                     {"batch", config.batch},      {"models", cmd.models},
                      {"mutator", !cmd.no_mutator}, {"device", device.name}};
   if (cmd.resume) {
     fmt::print(stderr, "resuming run {}\n", run_id);
@@ -129,8 +164,9 @@ int run_optimize(const RunCommand& cmd) {
     s = loop.start(shape, cfg.dump(), &run_id);
   }
   fmt::print(stderr, "\n");
-  if (!s.ok()) return fail("run", fmt::format("run {} stopped: {}", run_id, s.message()),
-                           loop.stop_reason().rfind("no device", 0) == 0 ? kExitNoDevice : kExitInternal);
+  if (!s.ok())
+    return fail("run", fmt::format("run {} stopped: {}", run_id, s.message()),
+                loop.stop_reason().rfind("no device", 0) == 0 ? kExitNoDevice : kExitInternal);
   std::vector<BestRow> best;
   RunRecord run;
   db->get_run(run_id, &run);
@@ -144,9 +180,10 @@ int run_optimize(const RunCommand& cmd) {
                last.empty() ? std::string("?") : last[0].kind + ": " + last[0].message);
   }
   if (!best.empty())
-    fmt::print("best: candidate {} ({} {}) {:.2f} us, {:.0f} GB/s, {:.1f}% of read bandwidth\n", best[0].candidate.id,
-               best[0].candidate.name, best[0].candidate.params_json, *best[0].evaluation.median_us,
-               best[0].evaluation.gbps, 100 * best[0].evaluation.fraction_of_read_bw);
+    fmt::print("best: candidate {} ({} {}) {:.2f} us, {:.0f} GB/s, {:.1f}% of read bandwidth\n",
+               best[0].candidate.id, best[0].candidate.name, best[0].candidate.params_json,
+               *best[0].evaluation.median_us, best[0].evaluation.gbps,
+               100 * best[0].evaluation.fraction_of_read_bw);
   return proposers_failed ? kExitProposers : kExitOk;
 }
 
@@ -155,7 +192,8 @@ namespace {
 std::string verdict_summary(const std::vector<EvaluationRecord>& evals) {
   if (evals.empty()) return "not evaluated";
   const auto& e = evals.back();
-  return e.median_us ? fmt::format("{} {:.2f} us ({:.1f}%)", e.verdict, *e.median_us, 100 * e.fraction_of_read_bw)
+  return e.median_us ? fmt::format("{} {:.2f} us ({:.1f}%)", e.verdict, *e.median_us,
+                                   100 * e.fraction_of_read_bw)
                      : e.verdict;
 }
 
@@ -163,15 +201,16 @@ int db_runs(Database& db) {
   std::vector<RunRecord> runs;
   Status s = db.list_runs(&runs);
   if (!s.ok()) return fail("db", s.message(), kExitInternal);
-  fmt::print("{:>4}  {:<14} {:<12} {:>10} {:>10}  {:<20} {}\n", "id", "shape", "status", "candidates", "best us",
-             "started", "proposers");
+  fmt::print("{:>4}  {:<14} {:<12} {:>10} {:>10}  {:<20} {}\n", "id", "shape", "status",
+             "candidates", "best us", "started", "proposers");
   for (const auto& r : runs) {
     std::vector<CandidateRecord> cs;
     db.candidates_of_run(r.id, &cs);
     std::vector<BestRow> best;
     db.best(r.shape, "", 1, &best);
-    fmt::print("{:>4}  {:<14} {:<12} {:>10} {:>10}  {:<20} {}\n", r.id, r.shape, r.status, cs.size(),
-               best.empty() ? "-" : fmt::format("{:.2f}", *best[0].evaluation.median_us), r.started_at, r.proposers);
+    fmt::print("{:>4}  {:<14} {:<12} {:>10} {:>10}  {:<20} {}\n", r.id, r.shape, r.status,
+               cs.size(), best.empty() ? "-" : fmt::format("{:.2f}", *best[0].evaluation.median_us),
+               r.started_at, r.proposers);
   }
   return kExitOk;
 }
@@ -180,17 +219,22 @@ int db_list(Database& db, int64_t run_id) {
   if (run_id == 0) {
     std::vector<RunRecord> runs;
     db.list_runs(&runs);
-    if (runs.empty()) return fail("db", "no runs in this database", kExitUsage);
+    if (runs.empty()) {
+      fmt::print("no runs recorded in this database\n");
+      return kExitOk;
+    }
     run_id = runs.back().id;
   }
   std::vector<CandidateRecord> cs;
   Status s = db.candidates_of_run(run_id, &cs);
   if (!s.ok()) return fail("db", s.message(), kExitInternal);
-  fmt::print("run {}\n{:>6}  {:<10} {:<8} {:<40} {}\n", run_id, "id", "name", "proposer", "params", "result");
+  fmt::print("run {}\n{:>6}  {:<10} {:<8} {:<40} {}\n", run_id, "id", "name", "proposer", "params",
+             "result");
   for (const auto& c : cs) {
     std::vector<EvaluationRecord> evals;
     db.evaluations_of(c.id, &evals);
-    fmt::print("{:>6}  {:<10} {:<8} {:<40} {}\n", c.id, c.name, c.proposer, c.params_json, verdict_summary(evals));
+    fmt::print("{:>6}  {:<10} {:<8} {:<40} {}\n", c.id, c.name, c.proposer, c.params_json,
+               verdict_summary(evals));
   }
   return kExitOk;
 }
@@ -201,26 +245,36 @@ int db_show(Database& db, int64_t id, bool full) {
   if (!s.ok()) return fail("db", s.message(), kExitUsage);
   std::string parents;
   for (auto p : c.parents) parents += (parents.empty() ? "" : ", ") + std::to_string(p);
-  fmt::print("candidate {} (run {}, generation {})\nname: {}\nproposer: {}{}\nparents: {}\nparams: {}\nkey: {}\ncreated: {}\n",
-             c.id, c.run_id, c.generation, c.name, c.proposer, c.model.empty() ? "" : " (" + c.model + ")",
-             parents.empty() ? "none" : parents, c.params_json, c.key, c.created_at);
+  fmt::print(
+      "candidate {} (run {}, generation {})\nname: {}\nproposer: {}{}\nparents: {}\nparams: "
+      "{}\nkey: {}\ncreated: {}\n",
+      c.id, c.run_id, c.generation, c.name, c.proposer, c.model.empty() ? "" : " (" + c.model + ")",
+      parents.empty() ? "none" : parents, c.params_json, c.key, c.created_at);
   std::vector<EvaluationRecord> evals;
   db.evaluations_of(c.id, &evals);
   for (const auto& e : evals) {
-    fmt::print("\nevaluation {} on {} ({}, driver {}, {}): {} at stage {}\n  {}\n", e.id, e.shape, e.device, e.driver,
-               e.compiler, e.verdict, e.stage, e.message);
+    fmt::print("\nevaluation {} on {} ({}, driver {}, {}): {} at stage {}\n  {}\n", e.id, e.shape,
+               e.device, e.driver, e.compiler, e.verdict, e.stage, e.message);
     if (e.median_us)
-      fmt::print("  {:.2f} us median (min {:.2f}, max {:.2f}, spread {:.1f}%, {} reps, {}), {:.0f} GB/s, {:.1f}% of read BW\n",
-                 *e.median_us, e.min_us, e.max_us, e.spread_pct, e.repetitions, e.method, e.gbps,
-                 100 * e.fraction_of_read_bw);
+      fmt::print(
+          "  {:.2f} us median (min {:.2f}, max {:.2f}, spread {:.1f}%, {} reps, {}), {:.0f} GB/s, "
+          "{:.1f}% of read BW\n",
+          *e.median_us, e.min_us, e.max_us, e.spread_pct, e.repetitions, e.method, e.gbps,
+          100 * e.fraction_of_read_bw);
     if (e.first_bad_index >= 0)
-      fmt::print("  first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", e.first_bad_index, e.dataset, e.expected, e.got);
-    fmt::print("  flags: {}\n  details: {}\n", e.flags, e.details_json.substr(0, full ? std::string::npos : 600));
-    if (!e.log.empty()) fmt::print("  log:\n{}\n", e.log.substr(0, full ? std::string::npos : 2000));
+      fmt::print("  first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", e.first_bad_index,
+                 e.dataset, e.expected, e.got);
+    fmt::print("  flags: {}\n  details: {}\n", e.flags,
+               e.details_json.substr(0, full ? std::string::npos : 600));
+    if (!e.log.empty())
+      fmt::print("  log:\n{}\n", e.log.substr(0, full ? std::string::npos : 2000));
   }
   fmt::print("\nsource:\n{}\n", c.source);
-  if (!c.prompt.empty()) fmt::print("\nprompt:\n{}\n", full ? c.prompt : c.prompt.substr(0, 1500) + "\n[... --full for all]");
-  if (!c.answer.empty()) fmt::print("\nmodel answer:\n{}\n", full ? c.answer : c.answer.substr(0, 3000));
+  if (!c.prompt.empty())
+    fmt::print("\nprompt:\n{}\n",
+               full ? c.prompt : c.prompt.substr(0, 1500) + "\n[... --full for all]");
+  if (!c.answer.empty())
+    fmt::print("\nmodel answer:\n{}\n", full ? c.answer : c.answer.substr(0, 3000));
   return kExitOk;
 }
 
@@ -228,12 +282,16 @@ int db_best(Database& db, const std::string& shape, int limit) {
   std::vector<BestRow> rows;
   Status s = db.best(shape, "", limit, &rows);
   if (!s.ok()) return fail("db", s.message(), kExitInternal);
-  if (rows.empty()) return fail("db", "no verified candidate" + (shape.empty() ? std::string() : " for " + shape), kExitRejected);
-  fmt::print("{:<14} {:>6} {:>4} {:<10} {:<44} {:>9} {:>7} {:>6}  {}\n", "shape", "cand", "run", "name", "params", "us",
-             "GB/s", "% BW", "device");
+  if (rows.empty()) {
+    fmt::print("no verified candidate{}\n", shape.empty() ? std::string() : " for " + shape);
+    return kExitOk;
+  }
+  fmt::print("{:<14} {:>6} {:>4} {:<10} {:<44} {:>9} {:>7} {:>6}  {}\n", "shape", "cand", "run",
+             "name", "params", "us", "GB/s", "% BW", "device");
   for (const auto& r : rows)
-    fmt::print("{:<14} {:>6} {:>4} {:<10} {:<44} {:>9.2f} {:>7.0f} {:>5.1f}%  {}\n", r.evaluation.shape, r.candidate.id,
-               r.candidate.run_id, r.candidate.name, r.candidate.params_json, *r.evaluation.median_us, r.evaluation.gbps,
+    fmt::print("{:<14} {:>6} {:>4} {:<10} {:<44} {:>9.2f} {:>7.0f} {:>5.1f}%  {}\n",
+               r.evaluation.shape, r.candidate.id, r.candidate.run_id, r.candidate.name,
+               r.candidate.params_json, *r.evaluation.median_us, r.evaluation.gbps,
                100 * r.evaluation.fraction_of_read_bw, r.evaluation.device);
   return kExitOk;
 }
@@ -245,8 +303,9 @@ int db_lineage(Database& db, int64_t id) {
   for (size_t i = 0; i < chain.size(); ++i) {
     std::vector<EvaluationRecord> evals;
     db.evaluations_of(chain[i].id, &evals);
-    fmt::print("{}{} {} {} [{}] {}\n", std::string(2 * i, ' '), i ? "<- " : "", chain[i].id, chain[i].name,
-               chain[i].proposer, chain[i].params_json + " " + verdict_summary(evals));
+    fmt::print("{}{} {} {} [{}] {}\n", std::string(2 * i, ' '), i ? "<- " : "", chain[i].id,
+               chain[i].name, chain[i].proposer,
+               chain[i].params_json + " " + verdict_summary(evals));
   }
   return kExitOk;
 }
@@ -264,7 +323,8 @@ int db_diff(Database& db, int64_t a, int64_t b) {
   Status s = db.get_candidate(a, &ca);
   if (s.ok()) s = db.get_candidate(b, &cb);
   if (!s.ok()) return fail("db", s.message(), kExitUsage);
-  fmt::print("--- candidate {} ({} {})\n+++ candidate {} ({} {})\n", a, ca.name, ca.params_json, b, cb.name, cb.params_json);
+  fmt::print("--- candidate {} ({} {})\n+++ candidate {} ({} {})\n", a, ca.name, ca.params_json, b,
+             cb.name, cb.params_json);
   dtl::Diff<std::string> diff(lines_of(ca.source), lines_of(cb.source));
   diff.compose();
   diff.composeUnifiedHunks();
@@ -282,14 +342,17 @@ int db_failures(Database& db, int64_t run, int limit) {
   if (!s.ok()) return fail("db", s.message(), kExitInternal);
   fmt::print("failed evaluations ({}):\n", evals.size());
   for (const auto& e : evals) {
-    fmt::print("  candidate {} on {}: {} at stage {} — {}\n", e.candidate_id, e.shape, e.verdict, e.stage, e.message);
+    fmt::print("  candidate {} on {}: {} at stage {} — {}\n", e.candidate_id, e.shape, e.verdict,
+               e.stage, e.message);
     if (e.first_bad_index >= 0)
-      fmt::print("    first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", e.first_bad_index, e.dataset, e.expected, e.got);
+      fmt::print("    first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", e.first_bad_index,
+                 e.dataset, e.expected, e.got);
     if (!e.log.empty()) fmt::print("    log: {}\n", e.log.substr(0, 800));
   }
   fmt::print("attempts without a candidate ({}):\n", attempts.size());
   for (const auto& a : attempts) {
-    fmt::print("  #{} run {} {}{}: {} — {}\n", a.id, a.run_id, a.proposer, a.model.empty() ? "" : ":" + a.model, a.kind, a.message);
+    fmt::print("  #{} run {} {}{}: {} — {}\n", a.id, a.run_id, a.proposer,
+               a.model.empty() ? "" : ":" + a.model, a.kind, a.message);
     if (!a.answer.empty()) fmt::print("    answer: {}\n", a.answer.substr(0, 300));
   }
   return kExitOk;
@@ -298,19 +361,26 @@ int db_failures(Database& db, int64_t run, int limit) {
 }  // namespace
 
 int run_db(const DbCommand& cmd) {
-  if (access(cmd.db_path.c_str(), R_OK) != 0) return fail("db", "cannot read database " + cmd.db_path, kExitUsage);
   std::unique_ptr<Database> db;
-  Status s = Database::open(cmd.db_path, &db);
+  Status s = Database::open_existing(cmd.db_path, &db);
   if (!s.ok()) return fail("db", s.message(), kExitUsage);
   auto need = [&](size_t n) { return cmd.ids.size() >= n; };
   if (cmd.action == "runs") return db_runs(*db);
   if (cmd.action == "list") return db_list(*db, cmd.run);
-  if (cmd.action == "best") return db_best(*db, cmd.shape, cmd.limit);
+  if (cmd.action == "best") {
+    Shape shape;
+    if (!cmd.shape.empty() && !(s = parse_shape(cmd.shape, 64, &shape)).ok())
+      return fail("db", s.message(), kExitUsage);
+    return db_best(*db, cmd.shape.empty() ? "" : shape.name(), cmd.limit);
+  }
   if (cmd.action == "failures") return db_failures(*db, cmd.run, cmd.limit);
   if (cmd.action == "show" && need(1)) return db_show(*db, cmd.ids[0], cmd.full);
   if (cmd.action == "lineage" && need(1)) return db_lineage(*db, cmd.ids[0]);
   if (cmd.action == "diff" && need(2)) return db_diff(*db, cmd.ids[0], cmd.ids[1]);
-  return fail("db", "usage: kopt db runs | list [--run ID] | show ID | best [--shape KxN] | lineage ID | diff A B | failures [--run ID]", kExitUsage);
+  return fail("db",
+              "usage: kopt db runs | list [--run ID] | show ID | best [--shape KxN] | lineage ID | "
+              "diff A B | failures [--run ID]",
+              kExitUsage);
 }
 
 }  // namespace kopt

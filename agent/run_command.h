@@ -12,11 +12,11 @@ struct RunCommand {
   std::string shape;
   int64_t group = 64;
   std::optional<int64_t> budget;
-  std::string time;                  // "30m"
-  std::vector<std::string> models;   // names from the config (or the environment)
+  std::string time;                 // "30m"
+  std::vector<std::string> models;  // names from the config (or the environment)
   std::optional<int64_t> resume;
-  std::string db_path;               // overrides the config
-  std::string config_path;           // default: kopt.toml if present
+  std::string db_path;      // overrides the config
+  std::string config_path;  // default: kopt.toml if present
   std::optional<uint64_t> seed;
   std::optional<int> trials;
   bool no_mutator = false;
@@ -26,12 +26,12 @@ int run_optimize(const RunCommand& cmd);
 
 struct DbCommand {
   std::string db_path = "kopt.db";
-  std::string action;                // runs | list | show | best | lineage | diff | failures
+  std::string action;  // runs | list | show | best | lineage | diff | failures
   std::vector<int64_t> ids;
   std::string shape;
   int64_t run = 0;
   int limit = 20;
-  bool full = false;                 // show: whole prompt and answer
+  bool full = false;  // show: whole prompt and answer
 };
 int run_db(const DbCommand& cmd);
 

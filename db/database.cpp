@@ -1,6 +1,7 @@
 #include "db/database.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
@@ -99,7 +100,8 @@ class Statement {
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Status prepared() const {
-    return rc_ == SQLITE_OK ? Status() : Status::error(std::string("database: ") + sqlite3_errmsg(db_));
+    return rc_ == SQLITE_OK ? Status()
+                            : Status::error(std::string("database: ") + sqlite3_errmsg(db_));
   }
   Statement& bind(const std::string& v) {
     sqlite3_bind_text(stmt_, ++index_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
@@ -123,11 +125,15 @@ class Statement {
   int step() { return rc_ = sqlite3_step(stmt_); }
   Status done() {
     int r = step();
-    return r == SQLITE_DONE || r == SQLITE_ROW ? Status() : Status::error(std::string("database: ") + sqlite3_errmsg(db_));
+    return r == SQLITE_DONE || r == SQLITE_ROW
+               ? Status()
+               : Status::error(std::string("database: ") + sqlite3_errmsg(db_));
   }
   std::string text(int col) const {
     const unsigned char* t = sqlite3_column_text(stmt_, col);
-    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : "";
+    return t ? std::string(reinterpret_cast<const char*>(t),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+             : "";
   }
   int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
@@ -157,7 +163,8 @@ std::vector<int64_t> split_ids(const std::string& s) {
 }
 
 const char* const kRunColumns =
-    "id, shape, config_json, proposers, budget_candidates, budget_seconds, budget_tokens, status, started_at, "
+    "id, shape, config_json, proposers, budget_candidates, budget_seconds, budget_tokens, status, "
+    "started_at, "
     "updated_at, elapsed_seconds, tokens_used, cost, seed";
 RunRecord read_run(const Statement& s) {
   RunRecord r;
@@ -179,7 +186,8 @@ RunRecord read_run(const Statement& s) {
 }
 
 const char* const kCandidateColumns =
-    "id, run_id, key, name, source, params_json, parents, proposer, model, prompt, answer, generation, created_at";
+    "id, run_id, key, name, source, params_json, parents, proposer, model, prompt, answer, "
+    "generation, created_at";
 CandidateRecord read_candidate(const Statement& s, int offset = 0) {
   CandidateRecord c;
   c.id = s.integer(offset + 0);
@@ -199,8 +207,10 @@ CandidateRecord read_candidate(const Statement& s, int offset = 0) {
 }
 
 const char* const kEvaluationColumns =
-    "id, candidate_id, run_id, candidate_key, shape, device, driver, compiler, flags, verdict, stage, message, log, "
-    "dataset, first_bad_index, expected, got, max_abs_error, median_us, min_us, max_us, spread_pct, method, "
+    "id, candidate_id, run_id, candidate_key, shape, device, driver, compiler, flags, verdict, "
+    "stage, message, log, "
+    "dataset, first_bad_index, expected, got, max_abs_error, median_us, min_us, max_us, "
+    "spread_pct, method, "
     "repetitions, gbps, fraction_of_read_bw, details_json, created_at";
 EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
   EvaluationRecord e;
@@ -246,7 +256,8 @@ const char* const kNotShippable =
 
 // Every row of a query with one integer parameter, read by `read`.
 template <typename Record, typename Reader>
-Status collect(sqlite3* db, const std::string& sql, int64_t id, Reader read, std::vector<Record>* out) {
+Status collect(sqlite3* db, const std::string& sql, int64_t id, Reader read,
+               std::vector<Record>* out) {
   out->clear();
   Statement s(db, sql.c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
@@ -283,8 +294,10 @@ Status Database::exec(const std::string& sql) {
 
 Status Database::open(const std::string& path, std::unique_ptr<Database>* out) {
   std::unique_ptr<Database> d(new Database());
-  if (sqlite3_open_v2(path.c_str(), &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
-    return Status::error("cannot open database " + path + ": " + (d->db_ ? sqlite3_errmsg(d->db_) : "out of memory"));
+  if (sqlite3_open_v2(path.c_str(), &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
+    return Status::error("cannot open database " + path + ": " +
+                         (d->db_ ? sqlite3_errmsg(d->db_) : "out of memory"));
   sqlite3_busy_timeout(d->db_, 5000);
   // WAL: readers (kopt db) never block the writer (kopt run), and a killed
   // writer leaves every committed transaction intact.
@@ -296,19 +309,45 @@ Status Database::open(const std::string& path, std::unique_ptr<Database>* out) {
   return Status();
 }
 
+Status Database::open_existing(const std::string& path, std::unique_ptr<Database>* out) {
+  if (access(path.c_str(), R_OK) != 0) return Status::error("no database at " + path);
+  int64_t version = 0, tables = 0;
+  {
+    std::unique_ptr<Database> d(new Database());
+    if (sqlite3_open_v2(path.c_str(), &d->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+      return Status::error("cannot open database " + path + ": " +
+                           (d->db_ ? sqlite3_errmsg(d->db_) : "out of memory"));
+    sqlite3_busy_timeout(d->db_, 5000);
+    Statement v(d->db_, "PRAGMA user_version");
+    if (!v.prepared().ok() || v.step() != SQLITE_ROW)
+      return Status::error(path + " is not a usable kopt database (" + sqlite3_errmsg(d->db_) +
+                           ")");
+    version = v.integer(0);
+    Statement t(d->db_, "SELECT count(*) FROM sqlite_master WHERE type='table'");
+    if (t.prepared().ok() && t.step() == SQLITE_ROW) tables = t.integer(0);
+  }
+  if (version == 0 && tables > 0)
+    return Status::error(path + ": not a kopt database (unknown tables)");
+  // An empty file: answer from an in-memory schema and write nothing to it.
+  if (version == 0) return open(":memory:", out);
+  return open(path, out);
+}
+
 Status Database::migrate() {
   Statement v(db_, "PRAGMA user_version");
   KOPT_RETURN_IF_ERROR(v.prepared());
   if (v.step() != SQLITE_ROW) return Status::error("cannot read the schema version");
   int64_t version = v.integer(0);
   if (version > kSchemaVersion)
-    return Status::error("database schema version " + std::to_string(version) + " is newer than this kopt supports (" +
-                         std::to_string(kSchemaVersion) + "); use a newer kopt");
+    return Status::error("database schema version " + std::to_string(version) +
+                         " is newer than this kopt supports (" + std::to_string(kSchemaVersion) +
+                         "); use a newer kopt");
   if (version == 0) {
     // A version-0 file must be empty: refuse to take over someone else's tables.
     Statement t(db_, "SELECT count(*) FROM sqlite_master WHERE type='table'");
     KOPT_RETURN_IF_ERROR(t.prepared());
-    if (t.step() == SQLITE_ROW && t.integer(0) > 0) return Status::error("not a kopt database (unknown tables)");
+    if (t.step() == SQLITE_ROW && t.integer(0) > 0)
+      return Status::error("not a kopt database (unknown tables)");
   }
   for (int64_t i = version; i < kSchemaVersion; ++i) {
     KOPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
@@ -326,12 +365,24 @@ Status Database::migrate() {
 Status Database::create_run(RunRecord* r) {
   r->started_at = r->updated_at = now_utc();
   Statement s(db_,
-              "INSERT INTO runs(shape, config_json, proposers, budget_candidates, budget_seconds, budget_tokens, status, "
-              "started_at, updated_at, elapsed_seconds, tokens_used, cost, seed) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "INSERT INTO runs(shape, config_json, proposers, budget_candidates, budget_seconds, "
+              "budget_tokens, status, "
+              "started_at, updated_at, elapsed_seconds, tokens_used, cost, seed) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
   KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(r->shape).bind(r->config_json).bind(r->proposers).bind(r->budget_candidates).bind(r->budget_seconds)
-      .bind(r->budget_tokens).bind(r->status).bind(r->started_at).bind(r->updated_at).bind(r->elapsed_seconds)
-      .bind(r->tokens_used).bind(r->cost).bind(static_cast<int64_t>(r->seed));
+  s.bind(r->shape)
+      .bind(r->config_json)
+      .bind(r->proposers)
+      .bind(r->budget_candidates)
+      .bind(r->budget_seconds)
+      .bind(r->budget_tokens)
+      .bind(r->status)
+      .bind(r->started_at)
+      .bind(r->updated_at)
+      .bind(r->elapsed_seconds)
+      .bind(r->tokens_used)
+      .bind(r->cost)
+      .bind(static_cast<int64_t>(r->seed));
   KOPT_RETURN_IF_ERROR(s.done());
   r->id = sqlite3_last_insert_rowid(db_);
   return Status();
@@ -339,11 +390,19 @@ Status Database::create_run(RunRecord* r) {
 
 Status Database::update_run(const RunRecord& r) {
   Statement s(db_,
-              "UPDATE runs SET status=?, updated_at=?, elapsed_seconds=?, tokens_used=?, cost=?, budget_candidates=?, "
+              "UPDATE runs SET status=?, updated_at=?, elapsed_seconds=?, tokens_used=?, cost=?, "
+              "budget_candidates=?, "
               "budget_seconds=?, budget_tokens=? WHERE id=?");
   KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(r.status).bind(now_utc()).bind(r.elapsed_seconds).bind(r.tokens_used).bind(r.cost).bind(r.budget_candidates)
-      .bind(r.budget_seconds).bind(r.budget_tokens).bind(r.id);
+  s.bind(r.status)
+      .bind(now_utc())
+      .bind(r.elapsed_seconds)
+      .bind(r.tokens_used)
+      .bind(r.cost)
+      .bind(r.budget_candidates)
+      .bind(r.budget_seconds)
+      .bind(r.budget_tokens)
+      .bind(r.id);
   return s.done();
 }
 
@@ -367,18 +426,30 @@ Status Database::list_runs(std::vector<RunRecord>* out) {
 Status Database::add_candidate(CandidateRecord* c) {
   c->created_at = now_utc();
   Statement s(db_,
-              "INSERT INTO candidates(run_id, key, name, source, params_json, parents, proposer, model, prompt, answer, "
+              "INSERT INTO candidates(run_id, key, name, source, params_json, parents, proposer, "
+              "model, prompt, answer, "
               "generation, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
   KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(c->run_id).bind(c->key).bind(c->name).bind(c->source).bind(c->params_json).bind(join_ids(c->parents))
-      .bind(c->proposer).bind(c->model).bind(c->prompt).bind(c->answer).bind(c->generation).bind(c->created_at);
+  s.bind(c->run_id)
+      .bind(c->key)
+      .bind(c->name)
+      .bind(c->source)
+      .bind(c->params_json)
+      .bind(join_ids(c->parents))
+      .bind(c->proposer)
+      .bind(c->model)
+      .bind(c->prompt)
+      .bind(c->answer)
+      .bind(c->generation)
+      .bind(c->created_at);
   KOPT_RETURN_IF_ERROR(s.done());
   c->id = sqlite3_last_insert_rowid(db_);
   return Status();
 }
 
 Status Database::get_candidate(int64_t id, CandidateRecord* out) {
-  Statement s(db_, (std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE id=?").c_str());
+  Statement s(db_,
+              (std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE id=?").c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(id);
   if (s.step() != SQLITE_ROW) return Status::error("no candidate " + std::to_string(id));
@@ -387,41 +458,71 @@ Status Database::get_candidate(int64_t id, CandidateRecord* out) {
 }
 
 Status Database::candidates_of_run(int64_t run_id, std::vector<CandidateRecord>* out) {
-  return collect(db_, std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id=? ORDER BY id",
-                 run_id, read_candidate_row, out);
+  return collect(
+      db_,
+      std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE run_id=? ORDER BY id",
+      run_id, read_candidate_row, out);
 }
 
 Status Database::unevaluated_candidates(int64_t run_id, std::vector<CandidateRecord>* out) {
-  return collect(db_,
-                 std::string("SELECT ") + kCandidateColumns +
-                     " FROM candidates c WHERE run_id=? AND NOT EXISTS (SELECT 1 FROM evaluations e WHERE "
-                     "e.candidate_id=c.id) ORDER BY id",
-                 run_id, read_candidate_row, out);
+  return collect(
+      db_,
+      std::string("SELECT ") + kCandidateColumns +
+          " FROM candidates c WHERE run_id=? AND NOT EXISTS (SELECT 1 FROM evaluations e WHERE "
+          "e.candidate_id=c.id) ORDER BY id",
+      run_id, read_candidate_row, out);
 }
 
 Status Database::add_evaluation(EvaluationRecord* e) {
   e->created_at = now_utc();
   Statement s(db_,
-              "INSERT INTO evaluations(candidate_id, run_id, candidate_key, shape, device, driver, compiler, flags, "
-              "verdict, stage, message, log, dataset, first_bad_index, expected, got, max_abs_error, median_us, min_us, "
-              "max_us, spread_pct, method, repetitions, gbps, fraction_of_read_bw, details_json, created_at) "
+              "INSERT INTO evaluations(candidate_id, run_id, candidate_key, shape, device, driver, "
+              "compiler, flags, "
+              "verdict, stage, message, log, dataset, first_bad_index, expected, got, "
+              "max_abs_error, median_us, min_us, "
+              "max_us, spread_pct, method, repetitions, gbps, fraction_of_read_bw, details_json, "
+              "created_at) "
               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(e->candidate_id).bind(e->run_id).bind(e->candidate_key).bind(e->shape).bind(e->device).bind(e->driver)
-      .bind(e->compiler).bind(e->flags).bind(e->verdict).bind(e->stage).bind(e->message).bind(e->log)
-      .bind(e->dataset).bind(e->first_bad_index).bind(e->expected).bind(e->got).bind(e->max_abs_error)
-      .bind(e->median_us).bind(e->min_us).bind(e->max_us).bind(e->spread_pct).bind(e->method).bind(e->repetitions)
-      .bind(e->gbps).bind(e->fraction_of_read_bw).bind(e->details_json).bind(e->created_at);
+  s.bind(e->candidate_id)
+      .bind(e->run_id)
+      .bind(e->candidate_key)
+      .bind(e->shape)
+      .bind(e->device)
+      .bind(e->driver)
+      .bind(e->compiler)
+      .bind(e->flags)
+      .bind(e->verdict)
+      .bind(e->stage)
+      .bind(e->message)
+      .bind(e->log)
+      .bind(e->dataset)
+      .bind(e->first_bad_index)
+      .bind(e->expected)
+      .bind(e->got)
+      .bind(e->max_abs_error)
+      .bind(e->median_us)
+      .bind(e->min_us)
+      .bind(e->max_us)
+      .bind(e->spread_pct)
+      .bind(e->method)
+      .bind(e->repetitions)
+      .bind(e->gbps)
+      .bind(e->fraction_of_read_bw)
+      .bind(e->details_json)
+      .bind(e->created_at);
   KOPT_RETURN_IF_ERROR(s.done());
   e->id = sqlite3_last_insert_rowid(db_);
   return Status();
 }
 
-Status Database::find_evaluation(const std::string& key, const std::string& shape, const std::string& device,
-                                 std::optional<EvaluationRecord>* out) {
+Status Database::find_evaluation(const std::string& key, const std::string& shape,
+                                 const std::string& device, std::optional<EvaluationRecord>* out) {
   out->reset();
-  Statement s(db_, (std::string("SELECT ") + kEvaluationColumns +
-                    " FROM evaluations WHERE candidate_key=? AND shape=? AND device=? ORDER BY id LIMIT 1").c_str());
+  Statement s(
+      db_, (std::string("SELECT ") + kEvaluationColumns +
+            " FROM evaluations WHERE candidate_key=? AND shape=? AND device=? ORDER BY id LIMIT 1")
+               .c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(key).bind(shape).bind(device);
   if (s.step() == SQLITE_ROW) *out = read_evaluation(s);
@@ -429,7 +530,9 @@ Status Database::find_evaluation(const std::string& key, const std::string& shap
 }
 
 Status Database::evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out) {
-  return collect(db_, std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE candidate_id=? ORDER BY id",
+  return collect(db_,
+                 std::string("SELECT ") + kEvaluationColumns +
+                     " FROM evaluations WHERE candidate_id=? ORDER BY id",
                  candidate_id, read_evaluation_row, out);
 }
 
@@ -438,34 +541,50 @@ Status Database::update_evaluation_details(int64_t evaluation_id, const std::str
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(details_json).bind(evaluation_id);
   KOPT_RETURN_IF_ERROR(s.done());
-  if (sqlite3_changes(db_) != 1) return Status::error("no evaluation " + std::to_string(evaluation_id));
+  if (sqlite3_changes(db_) != 1)
+    return Status::error("no evaluation " + std::to_string(evaluation_id));
   return Status();
 }
 
 Status Database::add_attempt(AttemptRecord* a) {
   a->created_at = now_utc();
-  Statement s(db_,
-              "INSERT INTO attempts(run_id, proposer, model, kind, message, prompt, answer, created_at) "
-              "VALUES(?,?,?,?,?,?,?,?)");
+  Statement s(
+      db_,
+      "INSERT INTO attempts(run_id, proposer, model, kind, message, prompt, answer, created_at) "
+      "VALUES(?,?,?,?,?,?,?,?)");
   KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(a->run_id).bind(a->proposer).bind(a->model).bind(a->kind).bind(a->message).bind(a->prompt).bind(a->answer)
+  s.bind(a->run_id)
+      .bind(a->proposer)
+      .bind(a->model)
+      .bind(a->kind)
+      .bind(a->message)
+      .bind(a->prompt)
+      .bind(a->answer)
       .bind(a->created_at);
   KOPT_RETURN_IF_ERROR(s.done());
   a->id = sqlite3_last_insert_rowid(db_);
   return Status();
 }
 
-Status Database::best(const std::string& shape, const std::string& device, int limit, std::vector<BestRow>* out) {
+Status Database::best(const std::string& shape, const std::string& device, int limit,
+                      std::vector<BestRow>* out) {
   out->clear();
   // Per shape, the fastest ok evaluation that could ship; ties go to the older one.
   static const std::string sql =
-      "SELECT e.id, e.candidate_id, e.run_id, e.candidate_key, e.shape, e.device, e.driver, e.compiler, e.flags, "
-      "e.verdict, e.stage, e.message, e.log, e.dataset, e.first_bad_index, e.expected, e.got, e.max_abs_error, "
-      "e.median_us, e.min_us, e.max_us, e.spread_pct, e.method, e.repetitions, e.gbps, e.fraction_of_read_bw, "
-      "e.details_json, e.created_at, c.id, c.run_id, c.key, c.name, c.source, c.params_json, c.parents, c.proposer, "
-      "c.model, c.prompt, c.answer, c.generation, c.created_at FROM evaluations e JOIN candidates c ON "
-      "c.id = e.candidate_id WHERE e.verdict = 'ok' AND e.median_us IS NOT NULL AND (?1 = '' OR e.shape = ?1) AND "
-      "(?2 = '' OR e.device = ?2) AND NOT (" + std::string(kNotShippable) + ") ORDER BY e.shape, e.median_us, e.id";
+      "SELECT e.id, e.candidate_id, e.run_id, e.candidate_key, e.shape, e.device, e.driver, "
+      "e.compiler, e.flags, "
+      "e.verdict, e.stage, e.message, e.log, e.dataset, e.first_bad_index, e.expected, e.got, "
+      "e.max_abs_error, "
+      "e.median_us, e.min_us, e.max_us, e.spread_pct, e.method, e.repetitions, e.gbps, "
+      "e.fraction_of_read_bw, "
+      "e.details_json, e.created_at, c.id, c.run_id, c.key, c.name, c.source, c.params_json, "
+      "c.parents, c.proposer, "
+      "c.model, c.prompt, c.answer, c.generation, c.created_at FROM evaluations e JOIN candidates "
+      "c ON "
+      "c.id = e.candidate_id WHERE e.verdict = 'ok' AND e.median_us IS NOT NULL AND (?1 = '' OR "
+      "e.shape = ?1) AND "
+      "(?2 = '' OR e.device = ?2) AND NOT (" +
+      std::string(kNotShippable) + ") ORDER BY e.shape, e.median_us, e.id";
   Statement s(db_, sql.c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(shape).bind(device);
@@ -487,8 +606,10 @@ Status Database::best(const std::string& shape, const std::string& device, int l
 Status Database::failed_evaluations(int64_t run_id, int limit, std::vector<EvaluationRecord>* out) {
   out->clear();
   Statement s(db_, (std::string("SELECT ") + kEvaluationColumns +
-                    " FROM evaluations WHERE verdict NOT IN ('ok', 'unsupported_shape') AND (?1 = 0 OR run_id = ?1) "
-                    "ORDER BY id DESC LIMIT ?2").c_str());
+                    " FROM evaluations WHERE verdict NOT IN ('ok', 'unsupported_shape') AND (?1 = "
+                    "0 OR run_id = ?1) "
+                    "ORDER BY id DESC LIMIT ?2")
+                       .c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(run_id).bind(static_cast<int64_t>(limit));
   while (s.step() == SQLITE_ROW) out->push_back(read_evaluation(s));
@@ -497,8 +618,10 @@ Status Database::failed_evaluations(int64_t run_id, int limit, std::vector<Evalu
 
 Status Database::attempts(int64_t run_id, int limit, std::vector<AttemptRecord>* out) {
   out->clear();
-  Statement s(db_, "SELECT id, run_id, proposer, model, kind, message, prompt, answer, created_at FROM attempts "
-                   "WHERE (?1 = 0 OR run_id = ?1) ORDER BY id DESC LIMIT ?2");
+  Statement s(
+      db_,
+      "SELECT id, run_id, proposer, model, kind, message, prompt, answer, created_at FROM attempts "
+      "WHERE (?1 = 0 OR run_id = ?1) ORDER BY id DESC LIMIT ?2");
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(run_id).bind(static_cast<int64_t>(limit));
   while (s.step() == SQLITE_ROW) {

@@ -23,15 +23,15 @@ constexpr int kSchemaVersion = 1;
 
 struct RunRecord {
   int64_t id = 0;
-  std::string shape;            // "KxN" or "KxN/gG"
-  std::string config_json;      // the effective configuration
-  std::string proposers;        // e.g. "mutator, llm:gpt-x"
+  std::string shape;        // "KxN" or "KxN/gG"
+  std::string config_json;  // the effective configuration
+  std::string proposers;    // e.g. "mutator, llm:gpt-x"
   int64_t budget_candidates = 0;
-  double budget_seconds = 0;    // 0: none
-  int64_t budget_tokens = 0;    // 0: none
-  std::string status;           // running | done | failed | interrupted
+  double budget_seconds = 0;  // 0: none
+  int64_t budget_tokens = 0;  // 0: none
+  std::string status;         // running | done | failed | interrupted
   std::string started_at, updated_at;
-  double elapsed_seconds = 0;   // accumulated over resumes
+  double elapsed_seconds = 0;  // accumulated over resumes
   int64_t tokens_used = 0;
   double cost = 0;
   uint64_t seed = 0;
@@ -40,15 +40,15 @@ struct RunRecord {
 struct CandidateRecord {
   int64_t id = 0;
   int64_t run_id = 0;
-  std::string key;              // hash of source + parameter values
+  std::string key;  // hash of source + parameter values
   std::string name;
   std::string source;
-  std::string params_json;      // {"ROWS": 4, ...}
+  std::string params_json;  // {"ROWS": 4, ...}
   std::vector<int64_t> parents;
-  std::string proposer;         // seed | mutator | llm
+  std::string proposer;  // seed | mutator | llm
   std::string model;
   std::string prompt;
-  std::string answer;           // the raw model answer
+  std::string answer;  // the raw model answer
   int64_t generation = 0;
   std::string created_at;
 };
@@ -67,7 +67,7 @@ struct EvaluationRecord {
   double min_us = 0, max_us = 0, spread_pct = 0, gbps = 0, fraction_of_read_bw = 0;
   std::string method;
   int64_t repetitions = 0;
-  std::string details_json;     // the full evaluation (resources on both targets, device...)
+  std::string details_json;  // the full evaluation (resources on both targets, device...)
   std::string created_at;
 };
 
@@ -90,6 +90,10 @@ class Database {
   // Opens (creating and migrating as needed). Refuses a newer schema and a
   // file that is not a kopt database.
   static Status open(const std::string& path, std::unique_ptr<Database>* out);
+  // For the verbs that only read (db, export, check-amd): the file must exist
+  // and is never created; a file with no schema yet stays untouched and
+  // opens as an empty database (no runs). An older schema is migrated.
+  static Status open_existing(const std::string& path, std::unique_ptr<Database>* out);
 
   Status create_run(RunRecord* run);  // fills id and timestamps
   Status update_run(const RunRecord& run);
@@ -104,8 +108,8 @@ class Database {
 
   Status add_evaluation(EvaluationRecord* e);  // fills id
   // The evaluation of this source+parameters on this shape and device, if any.
-  Status find_evaluation(const std::string& key, const std::string& shape, const std::string& device,
-                         std::optional<EvaluationRecord>* out);
+  Status find_evaluation(const std::string& key, const std::string& shape,
+                         const std::string& device, std::optional<EvaluationRecord>* out);
   Status evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out);
   // Rewrites an evaluation's details (e.g. the gfx906 resources checked later).
   Status update_evaluation_details(int64_t evaluation_id, const std::string& details_json);
@@ -115,7 +119,8 @@ class Database {
   // Fastest verified candidates: per shape (shape empty: every shape), best
   // first. Kernels that spill on the measuring GPU, or that the gfx906 check
   // found not to build or to need scratch, are left out.
-  Status best(const std::string& shape, const std::string& device, int limit, std::vector<BestRow>* out);
+  Status best(const std::string& shape, const std::string& device, int limit,
+              std::vector<BestRow>* out);
   // Failed evaluations and attempts, newest first (run_id 0: all runs).
   Status failed_evaluations(int64_t run_id, int limit, std::vector<EvaluationRecord>* out);
   Status attempts(int64_t run_id, int limit, std::vector<AttemptRecord>* out);

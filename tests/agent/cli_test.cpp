@@ -5,15 +5,14 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "agent/commands.h"
 #include "db/database.h"
 #include "sandbox/amd_offline.h"
-#include "seeds/seeds.h"
 #include "sandbox/subprocess.h"
+#include "seeds/seeds.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -76,14 +75,17 @@ TEST(CliTest, BenchRefusesABadManifest) {
   o = kopt_cli({"bench", "--shape", "5120x256", "--tuned", missing});
   EXPECT_EQ(o.code, kExitUsage) << o.output;
   EXPECT_NE(o.output.find("cannot read"), std::string::npos) << o.output;
-  EXPECT_EQ(kopt_cli({"bench", "--shape", "5120x256", "--tuned", "/nonexistent/MANIFEST.json"}).code, kExitUsage);
+  EXPECT_EQ(
+      kopt_cli({"bench", "--shape", "5120x256", "--tuned", "/nonexistent/MANIFEST.json"}).code,
+      kExitUsage);
 }
 
 // The shipped manifest and its generated files are readable as a column.
 TEST(CliTest, BenchAcceptsTheShippedManifest) {
   std::string why;
   if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU: the bench would run";
-  Outcome o = kopt_cli({"bench", "--suite", "contest", "--tuned", test::source_dir() + "/kernels/generated/MANIFEST.json"});
+  Outcome o = kopt_cli({"bench", "--suite", "contest", "--tuned",
+                        test::source_dir() + "/kernels/generated/MANIFEST.json"});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
 }
 
@@ -126,10 +128,142 @@ TEST(CliTest, CorruptConfigIsAUsageError) {
   EXPECT_NE(o.output.find("no model named"), std::string::npos);
 }
 
+TEST(CliTest, VersionUnknownCommandsAndValidation) {
+  Outcome o = kopt_cli({"--version"});
+  EXPECT_EQ(o.code, kExitOk);
+  EXPECT_NE(o.output.find("kopt 0."), std::string::npos) << o.output;
+  o = kopt_cli({"frobnicate"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("unknown command 'frobnicate'"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("eval"), std::string::npos) << o.output;
+  o = kopt_cli({"bench", "--seeds", "nope", "--shape", "512x1024"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("naive"), std::string::npos) << o.output;  // lists the valid seeds
+  const std::string db = test::temp_path("validate.db");
+  std::ofstream(db).close();
+  o = kopt_cli({"db", "best", "--shape", "abc", "--db", db});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("abc"), std::string::npos) << o.output;
+  o = kopt_cli({"eval", test::source_dir() + "/seeds/naive.hip", "--shape", "512x1024/g7"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("512x1024/g7"), std::string::npos) << o.output;
+  EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--trials", "0"}).code, kExitUsage);
+}
+
+// Without a GPU, everything that needs none is still checked and reported.
+TEST(CliTest, EvalWithoutAGpuReportsContractStaticAndCompileErrors) {
+  std::string why;
+  if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";
+  struct Case {
+    std::string source;
+    std::vector<std::string> extra;
+    const char* verdict;
+    const char* reason;
+  };
+  const std::string kernel =
+      "KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, "
+      "int G) {";
+  const std::string contract =
+      R"(/* kopt: {"launches": [{"kernel": "gemv", "grid": [1], "block": [32]}]} */)";
+  const std::string vec = test::read_source_file("seeds/vec.hip");
+  const std::vector<Case> cases = {
+      {kernel + "}", {}, "contract_error", "no contract block"},
+      {"/* kopt: {not json} */\n" + kernel + "}", {}, "contract_error", "not valid JSON"},
+      {test::read_source_file("tests/sandbox/adversarial/tensor_core.hip"),
+       {},
+       "static_rejected",
+       "mma"},
+      {contract + "\n" + kernel + " y[0] = undefined_name; }", {}, "compile_error", "sm_90"},
+      {vec, {"--param", "NOPE=3"}, "contract_error", "NOPE"},
+      {vec, {"--param", "ROWS=3"}, "contract_error", "ROWS = 3"},
+  };
+  for (const auto& c : cases) {
+    const std::string file = test::temp_path("nogpu.hip");
+    std::ofstream(file) << c.source;
+    std::vector<std::string> args = {"eval", file, "--shape", "512x1024"};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    Outcome o = kopt_cli(args);
+    EXPECT_EQ(o.code, kExitRejected) << c.verdict << ": " << o.output;
+    EXPECT_NE(o.output.find(c.verdict), std::string::npos) << o.output;
+    EXPECT_NE(o.output.find(c.reason), std::string::npos) << o.output;
+  }
+  Outcome o = kopt_cli({"eval", test::source_dir() + "/seeds/vec.hip", "--shape", "512x1024"});
+  EXPECT_EQ(o.code, kExitNoDevice) << o.output;
+  EXPECT_NE(o.output.find("passed"), std::string::npos) << o.output;
+}
+
+TEST(CliTest, ConfigTyposNameTheKeyAndTheLine) {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  for (const Case& c :
+       {Case{"[run]\nbudget = 5\nbudgte = 5\n", "line 3: unknown key 'run.budgte'"},
+        Case{"[mutator]\nweight = \"heavy\"\n", "line 2: mutator.weight must be a number"},
+        Case{"[run]\ntrials = 1.5\n", "run.trials must be an integer"},
+        Case{"[sandboxx]\n", "unknown key 'sandboxx'"},
+        Case{"[[models]]\nname = \"m\"\nbase_url = \"http://x\"\nwieght = 2\n", "models.wieght"}}) {
+    const std::string cfg = test::temp_path("typo.toml");
+    std::ofstream(cfg) << c.text;
+    Outcome o = kopt_cli({"run", "--shape", "5120x256", "--config", cfg});
+    EXPECT_EQ(o.code, kExitUsage) << c.text;
+    EXPECT_NE(o.output.find(c.expected), std::string::npos) << o.output;
+  }
+}
+
+// The verbs that only read never create or change a database, and agree on
+// what an empty one means: a line saying nothing is recorded, exit 0.
+TEST(CliTest, ReadOnlyVerbsWriteNothing) {
+  const std::string missing = test::temp_path("missing.db");
+  EXPECT_EQ(kopt_cli({"check-amd", "--db", missing}).code, kExitUsage);
+  EXPECT_NE(access(missing.c_str(), F_OK), 0) << "check-amd created the database";
+  EXPECT_EQ(
+      kopt_cli({"export", "--db", missing, "--suite", "contest", "--out", test::temp_path("out")})
+          .code,
+      kExitUsage);
+  EXPECT_NE(access(missing.c_str(), F_OK), 0) << "export created the database";
+  EXPECT_EQ(kopt_cli({"db", "runs", "--db", missing}).code, kExitUsage);
+  EXPECT_NE(access(missing.c_str(), F_OK), 0);
+
+  const std::string empty = test::temp_path("empty.db");
+  std::ofstream(empty).close();
+  for (const char* verb : {"runs", "list", "best", "failures"}) {
+    Outcome o = kopt_cli({"db", verb, "--db", empty});
+    EXPECT_EQ(o.code, kExitOk) << verb << ": " << o.output;
+  }
+  EXPECT_NE(kopt_cli({"db", "list", "--db", empty}).output.find("no runs"), std::string::npos);
+  EXPECT_NE(kopt_cli({"db", "best", "--db", empty}).output.find("no verified candidate"),
+            std::string::npos);
+  std::ifstream f(empty, std::ios::ate);
+  EXPECT_EQ(f.tellg(), 0) << "a read-only verb wrote into an empty file";
+}
+
+TEST(CliTest, ResumeChecksTheRunAndTakesANewBudget) {
+  const std::string db = test::temp_path("resume.db"), env = fake_worker();
+  ASSERT_EQ(
+      kopt_cli({"run", "--shape", "5120x256", "--budget", "10", "--db", db, "--seed", "3"}, env)
+          .code,
+      kExitOk);
+  Outcome o = kopt_cli({"run", "--resume", "99", "--db", db}, env);
+  EXPECT_EQ(o.code, kExitUsage) << o.output;
+  EXPECT_NE(o.output.find("no run 99"), std::string::npos) << o.output;
+  o = kopt_cli({"run", "--resume", "1", "--budget", "8", "--db", db}, env);
+  EXPECT_EQ(o.code, kExitUsage) << o.output;
+  EXPECT_NE(o.output.find("already has 10"), std::string::npos) << o.output;
+  o = kopt_cli({"run", "--resume", "1", "--budget", "14", "--db", db}, env);
+  EXPECT_EQ(o.code, kExitOk) << o.output;
+  std::unique_ptr<Database> d;
+  ASSERT_TRUE(Database::open(db, &d).ok());
+  std::vector<CandidateRecord> cs;
+  ASSERT_TRUE(d->candidates_of_run(1, &cs).ok());
+  EXPECT_EQ(cs.size(), 14u);
+}
+
 // With a (fake) GPU: a run, the browser over it, and an unreachable model.
 TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   const std::string db = test::temp_path("run.db"), env = fake_worker();
-  Outcome o = kopt_cli({"run", "--shape", "5120x256", "--budget", "12", "--db", db, "--seed", "3"}, env);
+  Outcome o =
+      kopt_cli({"run", "--shape", "5120x256", "--budget", "12", "--db", db, "--seed", "3"}, env);
   ASSERT_EQ(o.code, kExitOk) << o.output;
   EXPECT_NE(o.output.find("finished: budget"), std::string::npos) << o.output;
   o = kopt_cli({"db", "runs", "--db", db});
@@ -145,10 +279,11 @@ TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   EXPECT_EQ(kopt_cli({"db", "show", "99999", "--db", db}).code, kExitUsage);
 
   const std::string cfg = test::temp_path("down.toml");
-  std::ofstream(cfg) << "[run]\nbatch = 2\n[[models]]\nname = \"down\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
-                        "retries = 1\ntimeout_s = 5\n";
-  o = kopt_cli({"run", "--shape", "5120x256", "--budget", "30", "--db", db, "--model", "down", "--no-mutator",
-                "--config", cfg},
+  std::ofstream(cfg)
+      << "[run]\nbatch = 2\n[[models]]\nname = \"down\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
+         "retries = 1\ntimeout_s = 5\n";
+  o = kopt_cli({"run", "--shape", "5120x256", "--budget", "30", "--db", db, "--model", "down",
+                "--no-mutator", "--config", cfg},
                env);
   EXPECT_EQ(o.code, kExitProposers) << o.output;
   EXPECT_NE(o.output.find("model_error"), std::string::npos) << o.output;
