@@ -106,6 +106,14 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
     if (resp.too_large) {
       return Status::error("model answer larger than " +
                            std::to_string(options_.max_response_bytes >> 20) + " MiB");
+    } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+               rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_UNSUPPORTED_PROTOCOL ||
+               rc == CURLE_URL_MALFORMAT) {
+      // Nobody is listening there (or the address is wrong): say so at once,
+      // naming the endpoint, rather than after every retry.
+      reply->unreachable = true;
+      return Status::error("model endpoint " + options_.base_url +
+                           " unreachable: " + curl_easy_strerror(rc));
     } else if (rc != CURLE_OK) {
       last_error = std::string("transport: ") + curl_easy_strerror(rc);
       retry = true;

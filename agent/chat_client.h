@@ -21,6 +21,9 @@ struct ChatReply {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   int attempts = 0;  // HTTP requests made (retries included)
+  // Set when the endpoint cannot be reached at all (connection refused,
+  // unknown host): retrying will not help, and the loop may stop early.
+  bool unreachable = false;
 };
 
 class ChatClient {

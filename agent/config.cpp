@@ -143,8 +143,8 @@ Status load_config(const std::string& path, bool required, Config* out) {
   KOPT_RETURN_IF_ERROR(section("run", &table));
   if (table) {
     const StrictTable run(path, *table, "run");
-    KOPT_RETURN_IF_ERROR(
-        run.check_keys({"budget", "time", "tokens", "trials", "seed", "batch", "database"}));
+    KOPT_RETURN_IF_ERROR(run.check_keys(
+        {"budget", "time", "tokens", "trials", "seed", "batch", "database", "unreachable_limit"}));
     std::string time;
     int64_t seed = 0;
     KOPT_RETURN_IF_ERROR(run.read("budget", &c.budget));
@@ -158,6 +158,7 @@ Status load_config(const std::string& path, bool required, Config* out) {
     c.seed = static_cast<uint64_t>(seed);
     KOPT_RETURN_IF_ERROR(run.read("batch", &c.batch));
     KOPT_RETURN_IF_ERROR(run.read("database", &c.database));
+    KOPT_RETURN_IF_ERROR(run.read("unreachable_limit", &c.unreachable_limit));
   }
   KOPT_RETURN_IF_ERROR(section("sandbox", &table));
   if (table) {

@@ -33,6 +33,8 @@ struct Config {
   uint64_t seed = 0;  // 0: fresh per run
   int batch = 4;      // children per generation
   std::string database = "kopt.db";
+  int unreachable_limit =
+      3;  // a model endpoint unreachable this many times in a row is set aside; 0: never
   // [sandbox]
   double compile_timeout_s = 60;
   double run_timeout_s = 30;

@@ -290,10 +290,34 @@ Status OptimizationLoop::run(RunRecord* run) {
         a.answer = answer;
         return db_->add_attempt(&a);
       };
+      WeightedProposer& picked =
+          *std::find_if(proposers_.begin(), proposers_.end(),
+                        [&](const WeightedProposer& p) { return p.proposer.get() == proposer; });
+      picked.unreachable_in_a_row =
+          !ok && failure.kind == "model_unreachable" ? picked.unreachable_in_a_row + 1 : 0;
       if (!ok) {
         KOPT_RETURN_IF_ERROR(
             record_attempt(failure.kind, failure.message, failure.prompt, failure.answer));
-        last_line_ = proposer->name() + ": " + failure.kind;
+        // The reason, with the endpoint, from the first failure on.
+        last_line_ =
+            proposer->name() + ": " + failure.kind + " — " + failure.message.substr(0, 200);
+        if (options_.unreachable_limit > 0 &&
+            picked.unreachable_in_a_row >= options_.unreachable_limit) {
+          picked.weight = 0;
+          unreachable_ = failure.message;
+          last_line_ = proposer->name() + " set aside after " +
+                       std::to_string(picked.unreachable_in_a_row) +
+                       " failures in a row: " + failure.message.substr(0, 200);
+          KOPT_RETURN_IF_ERROR(report());
+          const bool any_left = std::any_of(proposers_.begin(), proposers_.end(),
+                                            [](const WeightedProposer& p) { return p.weight > 0; });
+          if (!any_left) {
+            stop_reason_ = "proposers produced nothing: every model endpoint is unreachable (" +
+                           unreachable_ + ")";
+            return finish("done");
+          }
+          continue;
+        }
         exhausted = exhausted || failure.kind == "space_exhausted";
         KOPT_RETURN_IF_ERROR(report());
         continue;

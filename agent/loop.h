@@ -29,6 +29,7 @@ class Evaluator {
 struct WeightedProposer {
   std::unique_ptr<Proposer> proposer;
   double weight = 1.0;
+  int unreachable_in_a_row = 0;  // set aside (weight 0) at LoopOptions::unreachable_limit
 };
 
 struct LoopOptions {
@@ -41,6 +42,9 @@ struct LoopOptions {
   int trials = 1;
   int batch = 4;
   uint64_t seed = 1;
+  // A model endpoint that cannot be reached (connection refused, unknown
+  // host) this many times in a row is set aside; 0: never.
+  int unreachable_limit = 3;
 };
 
 // One line of progress, after each candidate.
@@ -74,6 +78,7 @@ class OptimizationLoop {
   Database* db_;
   Evaluator* evaluator_;
   std::vector<WeightedProposer> proposers_;
+  std::string unreachable_;  // why the last proposer set aside was
   LoopOptions options_;
   ProgressSink progress_;
   Rng rng_;

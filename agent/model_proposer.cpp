@@ -102,7 +102,7 @@ bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalF
                        static_cast<double>(reply.completion_tokens) * price_out_) /
                       1e6;
   if (!s.ok()) {
-    failure->kind = "model_error";
+    failure->kind = reply.unreachable ? "model_unreachable" : "model_error";
     failure->message = s.message();
     failure->prompt = prompt;
     return false;

@@ -143,6 +143,7 @@ int run_optimize(const RunCommand& cmd) {
   LoopOptions lo;
   lo.budget = config.budget;
   if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
+  lo.unreachable_limit = config.unreachable_limit;
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;
   lo.trials = config.trials;

@@ -5,10 +5,12 @@
 namespace kopt {
 namespace {
 
-const std::string kParent = "/* kopt: {} */\nKOPT_KERNEL void gemv() {\n  int a = 1;\n  int b = 2;\n}\n";
+const std::string kParent =
+    "/* kopt: {} */\nKOPT_KERNEL void gemv() {\n  int a = 1;\n  int b = 2;\n}\n";
 
 TEST(AnswerParserTest, TakesTheCodeBlockWithAContract) {
-  std::string answer = "Here it is.\n```hip\n/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() {}\n```\nDone.";
+  std::string answer =
+      "Here it is.\n```hip\n/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() {}\n```\nDone.";
   std::string src, kind;
   ASSERT_TRUE(parse_model_answer(answer, kParent, &src, &kind).ok());
   EXPECT_EQ(kind, "full");
@@ -24,8 +26,9 @@ TEST(AnswerParserTest, SkipsBlocksWithoutAContract) {
 }
 
 TEST(AnswerParserTest, AppliesSearchReplaceEdits) {
-  std::string answer = "Faster:\n<<<<<<< SEARCH\n  int a = 1;\n=======\n  int a = 3;\n>>>>>>> REPLACE\n"
-                       "<<<<<<< SEARCH\n  int b = 2;\n=======\n>>>>>>> REPLACE\n";
+  std::string answer =
+      "Faster:\n<<<<<<< SEARCH\n  int a = 1;\n=======\n  int a = 3;\n>>>>>>> REPLACE\n"
+      "<<<<<<< SEARCH\n  int b = 2;\n=======\n>>>>>>> REPLACE\n";
   std::string src, kind;
   Status s = parse_model_answer(answer, kParent, &src, &kind);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -38,12 +41,15 @@ TEST(AnswerParserTest, RejectsMalformedAnswers) {
   std::string src, kind;
   EXPECT_FALSE(parse_model_answer("", kParent, &src, &kind).ok());
   EXPECT_FALSE(parse_model_answer("I would use shared memory.", kParent, &src, &kind).ok());
-  Status s = parse_model_answer("```hip\n/* kopt: {} */\nKOPT_KERNEL void gemv() {", kParent, &src, &kind);
+  Status s =
+      parse_model_answer("```hip\n/* kopt: {} */\nKOPT_KERNEL void gemv() {", kParent, &src, &kind);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("truncated"), std::string::npos);
-  s = parse_model_answer("<<<<<<< SEARCH\n  int z = 9;\n=======\n  int z = 1;\n>>>>>>> REPLACE\n", kParent, &src, &kind);
+  s = parse_model_answer("<<<<<<< SEARCH\n  int z = 9;\n=======\n  int z = 1;\n>>>>>>> REPLACE\n",
+                         kParent, &src, &kind);
   EXPECT_NE(s.message().find("not found"), std::string::npos);
-  s = parse_model_answer("<<<<<<< SEARCH\n  int a = 1;\n=======\n  int a = 2;\n", kParent, &src, &kind);
+  s = parse_model_answer("<<<<<<< SEARCH\n  int a = 1;\n=======\n  int a = 2;\n", kParent, &src,
+                         &kind);
   EXPECT_FALSE(s.ok());
   EXPECT_FALSE(parse_model_answer("```\nno contract here\n```", kParent, &src, &kind).ok());
   EXPECT_FALSE(parse_model_answer(std::string(600 * 1024, 'x'), kParent, &src, &kind).ok());

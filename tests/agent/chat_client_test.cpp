@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "tests/agent/fakes.h"
 
 namespace kopt {
@@ -34,7 +36,8 @@ TEST(ChatClientTest, ReturnsTheAnswerAndTokens) {
 
 // Servers that send null or oddly typed bookkeeping fields still deliver the answer.
 TEST(ChatClientTest, NullFinishReasonAndUsageKeepTheAnswer) {
-  test::ReplayServer server({{200, R"({"choices": [{"message": {"role": "assistant", "content": "kernel"},
+  test::ReplayServer server(
+      {{200, R"({"choices": [{"message": {"role": "assistant", "content": "kernel"},
                                                     "finish_reason": null}],
                                        "usage": {"prompt_tokens": null, "completion_tokens": "12"}})"}});
   HttpChatClient client(options_for(server));
@@ -47,7 +50,8 @@ TEST(ChatClientTest, NullFinishReasonAndUsageKeepTheAnswer) {
 }
 
 TEST(ChatClientTest, RetriesRateLimitsAndServerErrors) {
-  test::ReplayServer server({{429, "slow down", 0, "0"}, {500, "oops"}, {503, "busy"}, {200, test::chat_body("ok")}});
+  test::ReplayServer server(
+      {{429, "slow down", 0, "0"}, {500, "oops"}, {503, "busy"}, {200, test::chat_body("ok")}});
   HttpChatClient client(options_for(server));
   ChatReply reply;
   ASSERT_TRUE(client.complete({{"user", "hi"}}, &reply).ok());
@@ -100,7 +104,8 @@ TEST(ChatClientTest, HugeAndMalformedAnswersAreErrors) {
     EXPECT_FALSE(s.ok());
     EXPECT_NE(s.message().find("larger"), std::string::npos);
   }
-  for (const char* body : {"not json", "{\"choices\": []}", "[1,2]", "{\"choices\": [{\"message\": {}}]}"}) {
+  for (const char* body :
+       {"not json", "{\"choices\": []}", "[1,2]", "{\"choices\": [{\"message\": {}}]}"}) {
     test::ReplayServer server({{200, body}});
     HttpChatClient client(options_for(server));
     ChatReply reply;
@@ -111,13 +116,24 @@ TEST(ChatClientTest, HugeAndMalformedAnswersAreErrors) {
 TEST(ChatClientTest, UnreachableEndpointIsAClearError) {
   HttpChatOptions o;
   o.base_url = "http://127.0.0.1:1/v1";
-  o.retries = 0;
+  o.retries = 3;
+  o.backoff_s = 5;  // a refused connection is not retried, so this never waits
   o.timeout_s = 2;
   HttpChatClient client(o);
   ChatReply reply;
+  const auto start = std::chrono::steady_clock::now();
   Status s = client.complete({{"user", "hi"}}, &reply);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("transport"), std::string::npos);
+  EXPECT_TRUE(reply.unreachable);
+  EXPECT_NE(s.message().find("http://127.0.0.1:1/v1 unreachable"), std::string::npos)
+      << s.message();
+  o.base_url = "http://no-such-host.invalid/v1";
+  HttpChatClient unknown(o);
+  ChatReply r2;
+  s = unknown.complete({{"user", "hi"}}, &r2);
+  EXPECT_TRUE(r2.unreachable) << s.message();
+  EXPECT_NE(s.message().find("no-such-host.invalid"), std::string::npos) << s.message();
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ TEST(ConfigTest, ReadsModelsAndDurations) {
   Config c;
   ASSERT_TRUE(load_config(write_temp("[run]\nbudget = 7\ntime = \"30m\"\n[[models]]\nname = \"a\"\n"
                                      "base_url = \"http://x/v1\"\nweight = 2.5\n"),
-                          true, &c).ok());
+                          true, &c)
+                  .ok());
   EXPECT_EQ(c.budget, 7);
   EXPECT_DOUBLE_EQ(c.time_s, 1800);
   ASSERT_EQ(c.models.size(), 1u);

@@ -42,15 +42,19 @@ TEST(LongRunTest, ThousandCandidatesKeepMemoryAndHandlesFlat) {
   EXPECT_EQ(eval.calls, 1000);
   const size_t rss_after = resident_bytes(getpid());
   EXPECT_EQ(open_fds(), fds_before);
-  EXPECT_LT(rss_after, rss_before + (64u << 20)) << "resident memory grew by " << ((rss_after - rss_before) >> 20) << " MiB";
+  EXPECT_LT(rss_after, rss_before + (64u << 20))
+      << "resident memory grew by " << ((rss_after - rss_before) >> 20) << " MiB";
 }
 
 TEST(LongRunTest, ThousandWorkerRequestsLeakNoHandles) {
   // A worker that answers every request, and one that dies every 50th.
   WorkerClient client({"/bin/sh", "-c",
-                       "n=0; while read -r line; do n=$((n+1)); id=$(printf '%s' \"$line\" | sed -n 's/.*\"id\":\\([0-9]*\\).*/\\1/p'); "
+                       "n=0; while read -r line; do n=$((n+1)); id=$(printf '%s' \"$line\" | sed "
+                       "-n 's/.*\"id\":\\([0-9]*\\).*/\\1/p'); "
                        "[ $((n % 50)) = 0 ] && exit 1; "
-                       "echo \"{\\\"id\\\":$id,\\\"event\\\":\\\"result\\\",\\\"result\\\":{\\\"verdict\\\":\\\"ok\\\"}}\" >&3; done"});
+                       "echo "
+                       "\"{\\\"id\\\":$id,\\\"event\\\":\\\"result\\\",\\\"result\\\":{"
+                       "\\\"verdict\\\":\\\"ok\\\"}}\" >&3; done"});
   EvalRequest r;
   r.source = "/* kopt: {} */";
   r.shape = Shape{64, 8, 64};

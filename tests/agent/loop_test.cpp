@@ -1,8 +1,6 @@
 #include "agent/loop.h"
 
 #include <gtest/gtest.h>
-
-#include "tests/test_paths.h"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +8,7 @@
 #include "agent/model_proposer.h"
 #include "seeds/seeds.h"
 #include "tests/agent/fakes.h"
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -90,7 +89,8 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
       {200, test::chat_body("```hip\n/* kopt: {\"launches\": [", "length")},
       {500, "internal error"},
       {200, test::chat_body("```hip\n" + broken + "```")},
-      {200, test::chat_body("<<<<<<< SEARCH\nthis line is not there\n=======\nx\n>>>>>>> REPLACE\n")},
+      {200,
+       test::chat_body("<<<<<<< SEARCH\nthis line is not there\n=======\nx\n>>>>>>> REPLACE\n")},
       {200, test::chat_body("Faster, because X.\n```hip\n" + fast + "```\n")},
   });
   std::unique_ptr<Database> db;
@@ -102,9 +102,12 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   co.retries = 0;
   co.timeout_s = 5;
   std::vector<WeightedProposer> proposers;
-  proposers.push_back({std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co), 1.0, 2.0), 1.0});
+  proposers.push_back(
+      {std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co), 1.0, 2.0),
+       1.0});
   LoopOptions o;
-  o.budget = static_cast<int64_t>(builtin_seeds().size()) + 2;  // the seeds, the broken kernel, the fast one
+  o.budget = static_cast<int64_t>(builtin_seeds().size()) +
+             2;  // the seeds, the broken kernel, the fast one
   o.batch = 2;
   o.seed = 1;
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
@@ -117,7 +120,7 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 1.0);
   EXPECT_EQ(best[0].candidate.model, "replay");
   EXPECT_NE(best[0].candidate.prompt.find("5120x256"), std::string::npos);  // the prompt is kept
-  EXPECT_NE(best[0].candidate.answer.find("Faster"), std::string::npos);   // and the raw answer
+  EXPECT_NE(best[0].candidate.answer.find("Faster"), std::string::npos);    // and the raw answer
 
   std::vector<AttemptRecord> attempts;
   ASSERT_TRUE(db->attempts(run_id, 20, &attempts).ok());
