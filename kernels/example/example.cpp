@@ -45,6 +45,10 @@
 #define hipEventElapsedTime cudaEventElapsedTime
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceAttributeL2CacheSize cudaDevAttrL2CacheSize
+#define hipGetDeviceCount cudaGetDeviceCount
+#define hipGetErrorString cudaGetErrorString
+#define hipError_t cudaError_t
+#define hipSuccess cudaSuccess
 #endif
 
 #include "kopt_w4a16.h"
@@ -59,6 +63,17 @@ bool parse(const char* text, Shape* s) {
   s->G = 64;
   return std::sscanf(text, "%dx%d/g%d", &s->K, &s->N, &s->G) >= 2;
 }
+
+// Every GPU call is checked: the first failure names the call and the
+// driver's reason, and the shape counts as failed.
+#define GPU(call)                                                                      \
+  do {                                                                                 \
+    hipError_t gpu_error_ = (call);                                                    \
+    if (gpu_error_ != hipSuccess) {                                                    \
+      std::fprintf(stderr, "%s failed: %s\n", #call, hipGetErrorString(gpu_error_)); \
+      return false;                                                                    \
+    }                                                                                  \
+  } while (0)
 
 bool check(int rc, const char* what) {
   if (rc != KOPT_W4A16_OK) std::fprintf(stderr, "%s failed: %s\n", what, kopt_w4a16_last_error());
@@ -95,15 +110,15 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
 
   void *dq, *ds, *dofs, *dx;
   float* dy;
-  hipMalloc(&dq, qn);
-  hipMalloc(&ds, gn * 2);
-  hipMalloc(&dofs, gn * 2);
-  hipMalloc(&dx, s.K * 2);
-  hipMalloc(reinterpret_cast<void**>(&dy), s.N * 4);
-  hipMemcpy(dq, q.data(), qn, hipMemcpyHostToDevice);
-  hipMemcpy(ds, scales.data(), gn * 2, hipMemcpyHostToDevice);
-  hipMemcpy(dofs, offsets.data(), gn * 2, hipMemcpyHostToDevice);
-  hipMemcpy(dx, x.data(), s.K * 2, hipMemcpyHostToDevice);
+  GPU(hipMalloc(&dq, qn));
+  GPU(hipMalloc(&ds, gn * 2));
+  GPU(hipMalloc(&dofs, gn * 2));
+  GPU(hipMalloc(&dx, s.K * 2));
+  GPU(hipMalloc(reinterpret_cast<void**>(&dy), s.N * 4));
+  GPU(hipMemcpy(dq, q.data(), qn, hipMemcpyHostToDevice));
+  GPU(hipMemcpy(ds, scales.data(), gn * 2, hipMemcpyHostToDevice));
+  GPU(hipMemcpy(dofs, offsets.data(), gn * 2, hipMemcpyHostToDevice));
+  GPU(hipMemcpy(dx, x.data(), s.K * 2, hipMemcpyHostToDevice));
 
   // Enough copies of the weights that the calls stream from memory, not L2.
   const double bytes = qn + 4.0 * gn + 2.0 * s.K + 4.0 * s.N;
@@ -117,10 +132,10 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
   bool ok = true;
   double max_err = 0;
   for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
-    hipMemcpy(dy, std::vector<float>(s.N, std::nanf("")).data(), s.N * 4, hipMemcpyHostToDevice);
+    GPU(hipMemcpy(dy, std::vector<float>(s.N, std::nanf("")).data(), s.N * 4, hipMemcpyHostToDevice));
     if (!check(kopt_w4a16_gemv(handles[c], dx, dy, stream), "kopt_w4a16_gemv")) return false;
-    hipStreamSynchronize(stream);
-    hipMemcpy(y.data(), dy, s.N * 4, hipMemcpyDeviceToHost);
+    GPU(hipStreamSynchronize(stream));
+    GPU(hipMemcpy(y.data(), dy, s.N * 4, hipMemcpyDeviceToHost));
     for (int n = 0; n < s.N; ++n) {
       double err = std::fabs(y[n] - ref[n]);
       if (!(err <= 1e-2 + 1e-2 * std::fabs(ref[n]))) {
@@ -137,35 +152,35 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
   std::vector<void*> xs(copies, nullptr);
   std::vector<float*> ys(copies, nullptr);
   for (int c = 0; c < copies; ++c) {
-    hipMalloc(&xs[c], s.K * 2);
-    hipMalloc(reinterpret_cast<void**>(&ys[c]), s.N * 4);
-    hipMemcpy(xs[c], x.data(), s.K * 2, hipMemcpyHostToDevice);
+    GPU(hipMalloc(&xs[c], s.K * 2));
+    GPU(hipMalloc(reinterpret_cast<void**>(&ys[c]), s.N * 4));
+    GPU(hipMemcpy(xs[c], x.data(), s.K * 2, hipMemcpyHostToDevice));
   }
   const int calls = copies * std::max(1, (64 + copies - 1) / copies);
   hipGraph_t graph;
   hipGraphExec_t exec;
-  hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal);
+  GPU(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   for (int c = 0; c < calls; ++c) kopt_w4a16_gemv(handles[c % copies], xs[c % copies], ys[c % copies], stream);
-  hipStreamEndCapture(stream, &graph);
-  hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0);
+  GPU(hipStreamEndCapture(stream, &graph));
+  GPU(hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
   hipEvent_t start, stop;
-  hipEventCreate(&start);
-  hipEventCreate(&stop);
+  GPU(hipEventCreate(&start));
+  GPU(hipEventCreate(&stop));
   // Warm-up, as kopt's timing does: 50 ms of replays, so the clocks have
   // left idle (the fp64 reference above leaves the GPU idle for a while).
   const auto warm_start = std::chrono::steady_clock::now();
   do {
-    hipGraphLaunch(exec, stream);
-    hipStreamSynchronize(stream);
+    GPU(hipGraphLaunch(exec, stream));
+    GPU(hipStreamSynchronize(stream));
   } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() < 0.05);
   std::vector<double> us;
   for (int rep = 0; rep < 12; ++rep) {
-    hipEventRecord(start, stream);
-    hipGraphLaunch(exec, stream);
-    hipEventRecord(stop, stream);
-    hipEventSynchronize(stop);
+    GPU(hipEventRecord(start, stream));
+    GPU(hipGraphLaunch(exec, stream));
+    GPU(hipEventRecord(stop, stream));
+    GPU(hipEventSynchronize(stop));
     float ms = 0;
-    hipEventElapsedTime(&ms, start, stop);
+    GPU(hipEventElapsedTime(&ms, start, stop));
     if (rep >= 2) us.push_back(ms * 1000.0 / calls);
   }
   std::sort(us.begin(), us.end());
@@ -206,13 +221,23 @@ int main(int argc, char** argv) {
               {3072, 5120, 64}, {1536, 6144, 64}, {512, 7168, 64},  {384, 5120, 64},
               // not tuned: the generic fallbacks
               {2048, 2880, 64}, {4096, 7168, 128}, {96, 10, 32}};
+  // Without a GPU, say so once rather than failing every shape.
+  int devices = 0;
+  const hipError_t found = hipGetDeviceCount(&devices);
+  if (found != hipSuccess || devices == 0) {
+    std::fprintf(stderr, "no GPU: %s\n", found != hipSuccess ? hipGetErrorString(found) : "no device found");
+    return 3;
+  }
   int l2 = 0;
   hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, 0);
   std::mt19937_64 rng(20261122);
   int failures = 0;
   // One stream for the whole program, as an engine has.
   hipStream_t stream;
-  hipStreamCreate(&stream);
+  if (hipStreamCreate(&stream) != hipSuccess) {
+    std::fprintf(stderr, "cannot create a stream\n");
+    return 3;
+  }
   for (const auto& s : shapes) failures += run_shape(s, rng, l2, stream) ? 0 : 1;
   hipStreamDestroy(stream);
   std::printf("%d of %zu shapes failed the 1e-2 check\n", failures, shapes.size());
