@@ -108,6 +108,16 @@ int main(int argc, char** argv) {
           ->check(CLI::Range(1, 100));
   run_cmd->add_flag("--no-mutator", run.no_mutator, "only the named models propose");
 
+  kopt::RunCommand demo;
+  int64_t demo_budget = 12;
+  auto* demo_cmd = app.add_subcommand("demo",
+                                      "Without a GPU: a short run on the host fake (kernels "
+                                      "simulated, times modelled), then browse it");
+  demo_cmd->add_option("--shape", demo.shape, "KxN (default 5120x256)");
+  demo_cmd->add_option("--budget", demo_budget, "candidates (default 12)")
+      ->check(CLI::Range(1, 1000));
+  demo_cmd->add_option("--db", demo.db_path, "database file (default kopt-demo.db)");
+
   kopt::DbCommand dbc;
   auto* db_cmd = app.add_subcommand("db", "Browse the candidate database");
   db_cmd
@@ -195,6 +205,10 @@ int main(int argc, char** argv) {
     return kopt::run_optimize(run);
   }
   if (*db_cmd) return kopt::run_db(dbc);
+  if (*demo_cmd) {
+    demo.budget = demo_budget;
+    return kopt::run_demo(demo);
+  }
   if (*export_cmd) return kopt::run_export(exp);
   return kopt::run_doctor();
 }

@@ -15,6 +15,7 @@
 #include "agent/model_proposer.h"
 #include "db/database.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/subprocess.h"
 
 namespace kopt {
 
@@ -382,6 +383,37 @@ int run_db(const DbCommand& cmd) {
               "usage: kopt db runs | list [--run ID] | show ID | best [--shape KxN] | lineage ID | "
               "diff A B | failures [--run ID]",
               kExitUsage);
+}
+
+int run_demo(RunCommand cmd) {
+  if (cmd.shape.empty()) cmd.shape = "5120x256";
+  if (!cmd.budget) cmd.budget = 12;
+  if (cmd.db_path.empty()) cmd.db_path = "kopt-demo.db";
+  cmd.worker_command = {executable_dir() + "/kopt-worker", "--host-demo"};
+  fmt::print(
+      "kopt demo: no GPU needed. Each candidate's contract, source rules and compilation are real; "
+      "its kernel\n"
+      "is simulated on the CPU by kopt's reference GEMV and its time is a model, so correctness "
+      "and speed here\n"
+      "say nothing about the candidate. It shows the loop: propose -> check -> verify -> time -> "
+      "record -> browse.\n\n");
+  std::fflush(stdout);  // before the run's progress lines on stderr
+  const int code = run_optimize(cmd);
+  if (code != kExitOk) return code;
+  std::unique_ptr<Database> db;
+  Status s = Database::open_existing(cmd.db_path, &db);
+  if (!s.ok()) return fail("demo", s.message(), kExitInternal);
+  Shape shape;
+  if (!(s = parse_shape(cmd.shape, cmd.group, &shape)).ok())
+    return fail("demo", s.message(), kExitUsage);
+  fmt::print("\n$ kopt db best --db {} --shape {}\n", cmd.db_path, shape.name());
+  db_best(*db, shape.name(), 3);
+  std::vector<BestRow> best;
+  if (db->best(shape.name(), "", 1, &best).ok() && !best.empty()) {
+    fmt::print("\n$ kopt db lineage {} --db {}\n", best[0].candidate.id, cmd.db_path);
+    db_lineage(*db, best[0].candidate.id);
+  }
+  return kExitOk;
 }
 
 }  // namespace kopt

@@ -24,6 +24,11 @@ struct RunCommand {
 };
 int run_optimize(const RunCommand& cmd);
 
+// `kopt demo`: a short run on the host fake, for a machine without a GPU,
+// then the browser over it (best, lineage). Labelled everywhere: kernels are
+// simulated and times modelled, so it shows the workflow, not results.
+int run_demo(RunCommand cmd);
+
 struct DbCommand {
   std::string db_path = "kopt.db";
   std::string action;  // runs | list | show | best | lineage | diff | failures

@@ -5,6 +5,7 @@
 
 #include "sandbox/candidate.h"
 #include "sandbox/gpu_api.h"
+#include "sandbox/host_device.h"
 #include "sandbox/prelude.h"
 #include "sandbox/rtc.h"
 #include "sandbox/static_checks.h"
@@ -132,8 +133,9 @@ struct CompiledCandidate {
 
 // Contract and plan, static checks, compile, scan of the compiled code: all
 // of it needs no GPU. False with the verdict in `result`.
-bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits, const std::vector<std::string>& base_options,
-                       const std::string& arch, CompiledCandidate* out, EvalResult& result, const StageCallback& enter) {
+bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
+                       const std::vector<std::string>& base_options, const std::string& arch,
+                       CompiledCandidate* out, EvalResult& result, const StageCallback& enter) {
   enter("contract");
   Candidate& candidate = out->candidate;
   Status s = parse_candidate(req.source, req.params, &candidate);
@@ -141,7 +143,8 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits, const
   result.candidate_key = candidate_key(candidate);
   s = plan_launches(candidate, req.shape, limits, &out->plan);
   if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
-  if (!out->plan.supported) return fail(result, Verdict::kUnsupportedShape, out->plan.unsupported_reason);
+  if (!out->plan.supported)
+    return fail(result, Verdict::kUnsupportedShape, out->plan.unsupported_reason);
 
   enter("static");
   std::vector<std::string> kernels;
@@ -154,11 +157,13 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits, const
   enter("compile");
   std::vector<std::string> options = base_options;
   for (const auto& d : parameter_defines(candidate)) options.push_back(d);
-  for (const auto& o : options) result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
+  for (const auto& o : options)
+    result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
   s = rtc_compile(assemble_source(cleaned), options, &out->compiled);
   result.log = out->compiled.log.substr(0, 16384);
   if (!s.ok()) return fail(result, Verdict::kInternalError, s.message());
-  if (!out->compiled.compiled) return fail(result, Verdict::kCompileError, "does not compile for " + arch);
+  if (!out->compiled.compiled)
+    return fail(result, Verdict::kCompileError, "does not compile for " + arch);
 #if defined(KOPT_PLATFORM_NVIDIA)
   // PTX is text; on AMD the code object is scanned by the offline gfx906 check.
   s = check_no_matrix_instructions(out->compiled.code);
@@ -171,9 +176,11 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits, const
 bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, EvalResult& result,
                        const StageCallback& enter) {
   const DeviceInfo& device = gpu.info();
-  DeviceLimits limits{device.warp_size, device.multiprocessors, device.max_threads_per_block, device.max_shared_bytes};
+  DeviceLimits limits{device.warp_size, device.multiprocessors, device.max_threads_per_block,
+                      device.max_shared_bytes};
   CompiledCandidate cc;
-  if (!compile_candidate(req, limits, gpu.base_options(), device.arch, &cc, result, enter)) return false;
+  if (!compile_candidate(req, limits, gpu.base_options(), device.arch, &cc, result, enter))
+    return false;
   const Candidate& candidate = cc.candidate;
   const LaunchPlan& plan = cc.plan;
   const RtcOutput& compiled = cc.compiled;
@@ -288,10 +295,60 @@ EvalResult check_without_device(const EvalRequest& req, const std::string& why) 
   const std::vector<std::string> options = rtc_target_options("gfx906", 64);
 #endif
   CompiledCandidate cc;
-  if (!compile_candidate(req, limits, options, arch, &cc, result, [&](const std::string& st) { result.stage = st; }))
+  if (!compile_candidate(req, limits, options, arch, &cc, result,
+                         [&](const std::string& st) { result.stage = st; }))
     return result;
   fail(result, Verdict::kNoDevice,
-       why + " (the contract, static checks and compilation for " + arch + " passed; nothing was run)");
+       why + " (the contract, static checks and compilation for " + arch +
+           " passed; nothing was run)");
+  return result;
+}
+
+namespace {
+
+HostDeviceOptions host_demo_options() {
+  HostDeviceOptions o;
+  o.name = "host demo (no GPU: kernels simulated, timings modelled)";
+  return o;
+}
+
+}  // namespace
+
+DeviceInfo host_demo_device() { return HostDevice(host_demo_options()).info(); }
+
+EvalResult evaluate_on_host_demo(const EvalRequest& req, const StageCallback& stage) {
+  EvalResult result = check_without_device(req, "");
+  if (result.verdict != Verdict::kNoDevice) return result;
+  Candidate candidate;
+  LaunchPlan plan;
+  (void)parse_candidate(req.source, req.params, &candidate);  // parsed and planned above already
+  (void)plan_launches(candidate, req.shape, DeviceLimits{}, &plan);
+  // A modelled fraction of the read bandwidth between 30% and 70%, fixed
+  // per source and parameters, so the search has something to climb.
+  const double fraction =
+      0.3 + 0.4 * static_cast<double>(std::stoull(candidate_key(candidate), nullptr, 16) >> 11) /
+                9007199254740992.0;
+  HostDevice device(host_demo_options());
+  HostProgram program;
+  const double bw = device.info().read_bandwidth_gbps;
+  program.call = [fraction, bw](HostLaunch& l) {
+    host_gemv(l.x, l.w, l.y, l.shape);
+    l.cost_us = modelled_time_us(l.shape, bw, fraction);
+  };
+  program.traits.workspace_bytes =
+      std::max<size_t>(kMinWorkspaceBytes, static_cast<size_t>(plan.workspace_bytes));
+  device.load(program, req.shape);
+  EvalRequest demo = req;
+  demo.repetitions = std::min(demo.repetitions, 2);
+  demo.time_batches = 1;
+  demo.working_set_l2_multiple = 1;  // keep the host rotation small
+  result = EvalResult();
+  result.shape = req.shape.name();
+  result.candidate_key = candidate_key(candidate);
+  ScreenContext ctx{device, demo, program.traits, result, stage};
+  if (run_screens(ctx))
+    result.message = "[host demo: kernel simulated, time modelled] " + result.message;
+  result.device = device.info();
   return result;
 }
 

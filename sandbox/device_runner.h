@@ -44,4 +44,13 @@ class DeviceRunner {
 // when one fails, otherwise no_device with `why`.
 EvalResult check_without_device(const EvalRequest& request, const std::string& why);
 
+// The demonstration without a GPU (`kopt demo`): the checks above are real;
+// then the verification and timing screens run on the host fake, with kopt's
+// host reference GEMV standing in for the candidate's code (which only a GPU
+// can run) and a modelled time that depends on the candidate. So the loop,
+// the database and the browser work end to end; neither correctness nor
+// speed says anything about the candidate, and the messages say so.
+EvalResult evaluate_on_host_demo(const EvalRequest& request, const StageCallback& stage);
+DeviceInfo host_demo_device();
+
 }  // namespace kopt

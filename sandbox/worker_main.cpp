@@ -33,8 +33,10 @@ void emit(const nlohmann::json& event) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
+  // --host-demo: no GPU; every evaluation runs on the host fake (kopt demo).
+  const bool host_demo = argc > 1 && std::string(argv[1]) == "--host-demo";
   // Run by hand (no fd 3): events go to stdout, candidate output to stderr.
   if (fcntl(3, F_GETFD) == -1) {
     g_events_fd = dup(1);
@@ -65,6 +67,20 @@ int main() {
     const std::string op = kopt::get_or(request, "op", std::string());
     if (op == "ping") {
       emit({{"id", id}, {"event", "pong"}});
+    } else if (host_demo && op == "device") {
+      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(kopt::host_demo_device())}});
+    } else if (host_demo && op == "eval") {
+      kopt::EvalRequest req;
+      s = kopt::eval_request_from_json(request, &req);
+      if (!s.ok()) {
+        emit({{"id", id}, {"event", "error"}, {"message", s.message()}});
+        continue;
+      }
+      kopt::EvalResult result = kopt::evaluate_on_host_demo(req, [&](const std::string& stage) {
+        emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
+      });
+      emit(
+          {{"id", id}, {"event", "result"}, {"result", kopt::to_json(result)}, {"exiting", false}});
     } else if (op == "device") {
       kopt::DeviceRunner* r = get_runner();
       if (!r) {

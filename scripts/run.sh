@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install dependencies (as root), build,
 # report the machine, then run one optimisation (`kopt run`, built-in
-# mutator, offline) and show the best kernel found. Without a GPU it stops
-# after the checks that need none (the gfx906 compile of the seeds).
+# mutator, offline) and show the best kernel found. Without a GPU it runs
+# the checks that need none (the gfx906 compile of the seeds) and then
+# `kopt demo`: the same loop on the host fake (kernels simulated, times
+# modelled, and labelled so), ending with the browser over it.
 # Usage: scripts/run.sh [SHAPE] [BUDGET]     (default: 5120x256, 60 candidates)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +16,10 @@ cmake --build build -j"$(nproc)"
 status=0
 build/kopt doctor || status=$?
 if [ "$status" = 3 ]; then
-  echo "no GPU here: checking the seeds for gfx906 only"
-  exec build/kopt check-amd seeds/*.hip
+  echo "no GPU here: checking the seeds for gfx906, then the loop on the host fake"
+  build/kopt check-amd seeds/*.hip
+  rm -f kopt-demo.db kopt-demo.db-wal kopt-demo.db-shm
+  exec build/kopt demo --shape "$shape" --budget 12 --db kopt-demo.db
 fi
 build/kopt run --shape "$shape" --budget "$budget" --db kopt.db
 build/kopt db best --db kopt.db --shape "$shape"

@@ -259,6 +259,18 @@ TEST(CliTest, ResumeChecksTheRunAndTakesANewBudget) {
   EXPECT_EQ(cs.size(), 14u);
 }
 
+// Without a GPU the loop still runs end to end on the host fake, labelled as such.
+TEST(CliTest, DemoRunsTheLoopOnTheHostFake) {
+  const std::string db = test::temp_path("demo.db");
+  Outcome o = kopt_cli({"demo", "--budget", "6", "--db", db});
+  ASSERT_EQ(o.code, kExitOk) << o.output;
+  EXPECT_NE(o.output.find("simulated"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("finished: budget"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("kopt db lineage"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("host demo"), std::string::npos)
+      << o.output;  // the device every row names
+}
+
 // With a (fake) GPU: a run, the browser over it, and an unreachable model.
 TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   const std::string db = test::temp_path("run.db"), env = fake_worker();
