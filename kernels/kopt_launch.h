@@ -4,8 +4,10 @@
 #pragma once
 
 #if defined(__HIP_PLATFORM_AMD__)
+#include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #else
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #define hipError_t cudaError_t
 #define hipSuccess cudaSuccess
@@ -46,9 +48,13 @@ inline long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b) *
 inline long long kopt_min(long long a, long long b) { return a < b ? a : b; }
 inline long long kopt_max(long long a, long long b) { return a > b ? a : b; }
 
-#define KOPT_CONTRACT_VARIABLES(a)                                                      \
+#define KOPT_CONTRACT_VARIABLES(a)                                                 \
   const long long K = (a).K, N = (a).N, G = (a).G, WARP = (a).warp, SMS = (a).sms; \
-  (void)K; (void)N; (void)G; (void)WARP; (void)SMS
+  (void)K;                                                                         \
+  (void)N;                                                                         \
+  (void)G;                                                                         \
+  (void)WARP;                                                                      \
+  (void)SMS
 
 struct KoptKernelEntry {
   long long K, N, G;  // the tuned shape; 0 for a generic fallback
@@ -56,7 +62,9 @@ struct KoptKernelEntry {
   bool (*supported)(const KoptShapeArgs&);
   long long (*packed_bytes)(const KoptShapeArgs&);
   long long (*workspace_bytes)(const KoptShapeArgs&);
-  hipError_t (*relayout)(const KoptShapeArgs&, const unsigned char* canonical, unsigned char* packed, hipStream_t);
-  hipError_t (*gemv)(const KoptShapeArgs&, const __half* x, const unsigned char* w, float* y, float* ws, hipStream_t);
+  hipError_t (*relayout)(const KoptShapeArgs&, const unsigned char* canonical,
+                         unsigned char* packed, hipStream_t);
+  hipError_t (*gemv)(const KoptShapeArgs&, const __half* x, const unsigned char* w, float* y,
+                     float* ws, hipStream_t);
   bool has_relayout;
 };

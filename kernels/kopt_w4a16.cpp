@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "kopt_prelude.h"
 #include "kopt_launch.h"
+#include "kopt_prelude.h"
 
 // The tuned kernels and the generic fallbacks, from `kopt export`.
 #define KOPT_ENTRY(entry) extern const KoptKernelEntry entry;
@@ -52,30 +52,35 @@ struct kopt_w4a16_weights {
 
 extern "C" {
 
-int kopt_w4a16_create(const void* qweight, const void* scales, const void* offsets, int K, int N, int G,
-                      void* stream_ptr, kopt_w4a16_weights** out) {
-  if (!out || !qweight || !scales || !offsets) return fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
+int kopt_w4a16_create(const void* qweight, const void* scales, const void* offsets, int K, int N,
+                      int G, void* stream_ptr, kopt_w4a16_weights** out) {
+  if (!out || !qweight || !scales || !offsets)
+    return fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
   *out = nullptr;
   if (K < 2 || N < 1 || K % 2 != 0 || G < 2 || G % 2 != 0 || K % G != 0)
-    return fail(KOPT_W4A16_INVALID_ARGUMENT, "need K >= 2 even, N >= 1, G even and dividing K; got K=" +
-                                                 std::to_string(K) + " N=" + std::to_string(N) + " G=" + std::to_string(G));
+    return fail(KOPT_W4A16_INVALID_ARGUMENT,
+                "need K >= 2 even, N >= 1, G even and dividing K; got K=" + std::to_string(K) +
+                    " N=" + std::to_string(N) + " G=" + std::to_string(G));
   hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
   int device = 0, warp = 0, sms = 0;
   hipError_t e = hipGetDevice(&device);
   if (e == hipSuccess) e = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device);
-  if (e == hipSuccess) e = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+  if (e == hipSuccess)
+    e = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
   if (e != hipSuccess) return gpu_fail(e, "reading the device");
   KoptShapeArgs args{K, N, G, warp, sms};
   const KoptKernelEntry* entry = nullptr;
   std::string kind;
   for (const KoptKernelEntry* const* t = kTuned; *t && !entry; ++t)
-    if ((*t)->K == K && (*t)->N == N && (*t)->G == G && (*t)->supported(args)) entry = *t, kind = "tuned ";
+    if ((*t)->K == K && (*t)->N == N && (*t)->G == G && (*t)->supported(args))
+      entry = *t, kind = "tuned ";
   for (const KoptKernelEntry* const* g = kGeneric; *g && !entry; ++g)
     if ((*g)->supported(args)) entry = *g, kind = "generic ";
   if (!entry) return fail(KOPT_W4A16_NO_KERNEL, "no kernel supports this shape");
 
   // The canonical blob: qweight, scales, offsets, each 256-byte aligned.
-  const size_t q_bytes = static_cast<size_t>(N) * (K / 2), g_bytes = static_cast<size_t>(N) * (K / G) * 2;
+  const size_t q_bytes = static_cast<size_t>(N) * (K / 2),
+               g_bytes = static_cast<size_t>(N) * (K / G) * 2;
   const size_t scales_at = align256(q_bytes), offsets_at = scales_at + align256(g_bytes);
   const size_t blob_bytes = offsets_at + align256(g_bytes);
   auto* w = new kopt_w4a16_weights();
@@ -84,20 +89,26 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
   w->description = kind + entry->description;
   unsigned char* blob = nullptr;
   auto cleanup = [&](int code) {
-    if (blob && blob != w->weights) (void)hipFree(blob);  // cleanup: the first error is the one reported
+    if (blob && blob != w->weights)
+      (void)hipFree(blob);  // cleanup: the first error is the one reported
     kopt_w4a16_destroy(w);
     return code;
   };
-  if ((e = hipMalloc(reinterpret_cast<void**>(&blob), blob_bytes)) != hipSuccess) return cleanup(gpu_fail(e, "allocating weights"));
+  if ((e = hipMalloc(reinterpret_cast<void**>(&blob), blob_bytes)) != hipSuccess)
+    return cleanup(gpu_fail(e, "allocating weights"));
   if ((e = hipMemcpyAsync(blob, qweight, q_bytes, hipMemcpyDeviceToDevice, stream)) != hipSuccess ||
-      (e = hipMemcpyAsync(blob + scales_at, scales, g_bytes, hipMemcpyDeviceToDevice, stream)) != hipSuccess ||
-      (e = hipMemcpyAsync(blob + offsets_at, offsets, g_bytes, hipMemcpyDeviceToDevice, stream)) != hipSuccess)
+      (e = hipMemcpyAsync(blob + scales_at, scales, g_bytes, hipMemcpyDeviceToDevice, stream)) !=
+          hipSuccess ||
+      (e = hipMemcpyAsync(blob + offsets_at, offsets, g_bytes, hipMemcpyDeviceToDevice, stream)) !=
+          hipSuccess)
     return cleanup(gpu_fail(e, "copying weights"));
   if (entry->has_relayout) {
     const long long packed = entry->packed_bytes(args);
-    if ((e = hipMalloc(reinterpret_cast<void**>(&w->weights), static_cast<size_t>(packed))) != hipSuccess)
+    if ((e = hipMalloc(reinterpret_cast<void**>(&w->weights), static_cast<size_t>(packed))) !=
+        hipSuccess)
       return cleanup(gpu_fail(e, "allocating re-laid-out weights"));
-    if ((e = entry->relayout(args, blob, w->weights, stream)) != hipSuccess) return cleanup(gpu_fail(e, "re-layout"));
+    if ((e = entry->relayout(args, blob, w->weights, stream)) != hipSuccess)
+      return cleanup(gpu_fail(e, "re-layout"));
     if ((e = hipStreamSynchronize(stream)) != hipSuccess) return cleanup(gpu_fail(e, "re-layout"));
     (void)hipFree(blob);
     blob = nullptr;
@@ -128,7 +139,9 @@ void kopt_w4a16_destroy(kopt_w4a16_weights* w) {
   delete w;
 }
 
-const char* kopt_w4a16_kernel(const kopt_w4a16_weights* w) { return w ? w->description.c_str() : ""; }
+const char* kopt_w4a16_kernel(const kopt_w4a16_weights* w) {
+  return w ? w->description.c_str() : "";
+}
 
 const char* kopt_w4a16_last_error(void) { return g_last_error.c_str(); }
 

@@ -50,7 +50,8 @@ Status parse_shape(const std::string& text, int64_t group, Shape* out) {
       return Status::error("malformed shape '" + text + "': K and N must be positive integers");
   s.K = std::stoll(k);
   s.N = std::stoll(n);
-  if (Status v = validate_shape(s); !v.ok()) return Status::error("shape '" + text + "': " + v.message());
+  if (Status v = validate_shape(s); !v.ok())
+    return Status::error("shape '" + text + "': " + v.message());
   *out = s;
   return Status();
 }

@@ -4,14 +4,14 @@
 // `kopt bench` (weight copies rotated past 4x the L2, a captured graph of
 // calls between two events, median of the replays).
 // Usage: kopt_w4a16_example [KxN[/gG] ...]   (default: the contest shapes + 2 untuned)
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
-#include <algorithm>
-#include <chrono>
 
 #if defined(__HIP_PLATFORM_AMD__)
 #include <hip/hip_fp16.h>
@@ -66,13 +66,13 @@ bool parse(const char* text, Shape* s) {
 
 // Every GPU call is checked: the first failure names the call and the
 // driver's reason, and the shape counts as failed.
-#define GPU(call)                                                                      \
-  do {                                                                                 \
-    hipError_t gpu_error_ = (call);                                                    \
-    if (gpu_error_ != hipSuccess) {                                                    \
+#define GPU(call)                                                                    \
+  do {                                                                               \
+    hipError_t gpu_error_ = (call);                                                  \
+    if (gpu_error_ != hipSuccess) {                                                  \
       std::fprintf(stderr, "%s failed: %s\n", #call, hipGetErrorString(gpu_error_)); \
-      return false;                                                                    \
-    }                                                                                  \
+      return false;                                                                  \
+    }                                                                                \
   } while (0)
 
 bool check(int rc, const char* what) {
@@ -82,10 +82,12 @@ bool check(int rc, const char* what) {
 
 // Returns false when the shape fails the accuracy check.
 bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
-  const size_t qn = static_cast<size_t>(s.N) * (s.K / 2), gn = static_cast<size_t>(s.N) * (s.K / s.G);
+  const size_t qn = static_cast<size_t>(s.N) * (s.K / 2),
+               gn = static_cast<size_t>(s.N) * (s.K / s.G);
   std::vector<unsigned char> q(qn);
   std::vector<__half> scales(gn), offsets(gn), x(s.K);
-  std::uniform_real_distribution<float> unit(-1.f, 1.f), scale(0.005f, 0.02f), jitter(-0.01f, 0.01f);
+  std::uniform_real_distribution<float> unit(-1.f, 1.f), scale(0.005f, 0.02f),
+      jitter(-0.01f, 0.01f);
   for (auto& b : q) b = static_cast<unsigned char>(rng());
   for (size_t i = 0; i < gn; ++i) {
     float sc = scale(rng);
@@ -103,7 +105,8 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
       int qv = (k & 1) ? (b >> 4) : (b & 15);
       size_t g = static_cast<size_t>(n) * (s.K / s.G) + k / s.G;
       acc += static_cast<double>(__half2float(x[k])) *
-             (static_cast<double>(__half2float(scales[g])) * qv + static_cast<double>(__half2float(offsets[g])));
+             (static_cast<double>(__half2float(scales[g])) * qv +
+              static_cast<double>(__half2float(offsets[g])));
     }
     ref[n] = acc;
   }
@@ -125,14 +128,16 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
   const int copies = std::max(2, static_cast<int>(std::ceil(4.0 * l2_bytes / bytes)));
   std::vector<kopt_w4a16_weights*> handles(copies, nullptr);
   for (auto& h : handles)
-    if (!check(kopt_w4a16_create(dq, ds, dofs, s.K, s.N, s.G, stream, &h), "kopt_w4a16_create")) return false;
+    if (!check(kopt_w4a16_create(dq, ds, dofs, s.K, s.N, s.G, stream, &h), "kopt_w4a16_create"))
+      return false;
 
   // Accuracy, through every handle's first call.
   std::vector<float> y(s.N);
   bool ok = true;
   double max_err = 0;
   for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
-    GPU(hipMemcpy(dy, std::vector<float>(s.N, std::nanf("")).data(), s.N * 4, hipMemcpyHostToDevice));
+    GPU(hipMemcpy(dy, std::vector<float>(s.N, std::nanf("")).data(), s.N * 4,
+                  hipMemcpyHostToDevice));
     if (!check(kopt_w4a16_gemv(handles[c], dx, dy, stream), "kopt_w4a16_gemv")) return false;
     GPU(hipStreamSynchronize(stream));
     GPU(hipMemcpy(y.data(), dy, s.N * 4, hipMemcpyDeviceToHost));
@@ -160,7 +165,8 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
   hipGraph_t graph;
   hipGraphExec_t exec;
   GPU(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
-  for (int c = 0; c < calls; ++c) kopt_w4a16_gemv(handles[c % copies], xs[c % copies], ys[c % copies], stream);
+  for (int c = 0; c < calls; ++c)
+    kopt_w4a16_gemv(handles[c % copies], xs[c % copies], ys[c % copies], stream);
   GPU(hipStreamEndCapture(stream, &graph));
   GPU(hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
   hipEvent_t start, stop;
@@ -172,7 +178,8 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
   do {
     GPU(hipGraphLaunch(exec, stream));
     GPU(hipStreamSynchronize(stream));
-  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() < 0.05);
+  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() <
+           0.05);
   std::vector<double> us;
   for (int rep = 0; rep < 12; ++rep) {
     GPU(hipEventRecord(start, stream));
@@ -184,8 +191,8 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
     if (rep >= 2) us.push_back(ms * 1000.0 / calls);
   }
   std::sort(us.begin(), us.end());
-  std::printf("%5d x %-5d g%-3d %-4s %8.2f us  max err %.2e  %s\n", s.K, s.N, s.G, ok ? "ok" : "FAIL",
-              us[us.size() / 2], max_err, kopt_w4a16_kernel(handles[0]));
+  std::printf("%5d x %-5d g%-3d %-4s %8.2f us  max err %.2e  %s\n", s.K, s.N, s.G,
+              ok ? "ok" : "FAIL", us[us.size() / 2], max_err, kopt_w4a16_kernel(handles[0]));
   for (auto* h : handles) kopt_w4a16_destroy(h);
   for (int c = 0; c < copies; ++c) {
     hipFree(xs[c]);
@@ -216,16 +223,30 @@ int main(int argc, char** argv) {
     shapes.push_back(s);
   }
   if (shapes.empty())
-    shapes = {{7168, 9216, 64}, {7168, 1536, 64}, {7168, 1024, 64}, {5120, 6144, 64}, {5120, 3584, 64},
-              {5120, 3072, 64}, {5120, 768, 64},  {5120, 256, 64},  {4608, 7168, 64}, {4096, 7168, 64},
-              {3072, 5120, 64}, {1536, 6144, 64}, {512, 7168, 64},  {384, 5120, 64},
+    shapes = {{7168, 9216, 64},
+              {7168, 1536, 64},
+              {7168, 1024, 64},
+              {5120, 6144, 64},
+              {5120, 3584, 64},
+              {5120, 3072, 64},
+              {5120, 768, 64},
+              {5120, 256, 64},
+              {4608, 7168, 64},
+              {4096, 7168, 64},
+              {3072, 5120, 64},
+              {1536, 6144, 64},
+              {512, 7168, 64},
+              {384, 5120, 64},
               // not tuned: the generic fallbacks
-              {2048, 2880, 64}, {4096, 7168, 128}, {96, 10, 32}};
+              {2048, 2880, 64},
+              {4096, 7168, 128},
+              {96, 10, 32}};
   // Without a GPU, say so once rather than failing every shape.
   int devices = 0;
   const hipError_t found = hipGetDeviceCount(&devices);
   if (found != hipSuccess || devices == 0) {
-    std::fprintf(stderr, "no GPU: %s\n", found != hipSuccess ? hipGetErrorString(found) : "no device found");
+    std::fprintf(stderr, "no GPU: %s\n",
+                 found != hipSuccess ? hipGetErrorString(found) : "no device found");
     return 3;
   }
   int l2 = 0;

@@ -18,8 +18,8 @@ extern "C" {
 enum {
   KOPT_W4A16_OK = 0,
   KOPT_W4A16_INVALID_ARGUMENT = 1,
-  KOPT_W4A16_NO_KERNEL = 2,     /* no kernel supports this shape */
-  KOPT_W4A16_GPU_ERROR = 3,     /* a GPU call failed (out of memory included) */
+  KOPT_W4A16_NO_KERNEL = 2, /* no kernel supports this shape */
+  KOPT_W4A16_GPU_ERROR = 3, /* a GPU call failed (out of memory included) */
 };
 
 typedef struct kopt_w4a16_weights kopt_w4a16_weights;
@@ -28,8 +28,8 @@ typedef struct kopt_w4a16_weights kopt_w4a16_weights;
  * (qweight uint8 [N][K/2], low nibble = even k; scales and offsets fp16
  * [N][K/G]) and runs the chosen kernel's load-time re-layout. The caller's
  * buffers are not kept. Synchronises `stream`. */
-int kopt_w4a16_create(const void* qweight, const void* scales, const void* offsets, int K, int N, int G,
-                      void* stream, kopt_w4a16_weights** out);
+int kopt_w4a16_create(const void* qweight, const void* scales, const void* offsets, int K, int N,
+                      int G, void* stream, kopt_w4a16_weights** out);
 
 /* y = x · W on `stream` (asynchronous). x: fp16 [K]; y: fp32 [N]. */
 int kopt_w4a16_gemv(const kopt_w4a16_weights* weights, const void* x, float* y, void* stream);

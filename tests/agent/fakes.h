@@ -79,8 +79,12 @@ class FakeEvaluator : public Evaluator {
 };
 
 struct ScriptedReply {
-  ScriptedReply(int status_code = 200, std::string body_text = "", int delay = 0, std::string retry = "")
-      : status(status_code), body(std::move(body_text)), delay_ms(delay), retry_after(std::move(retry)) {}
+  ScriptedReply(int status_code = 200, std::string body_text = "", int delay = 0,
+                std::string retry = "")
+      : status(status_code),
+        body(std::move(body_text)),
+        delay_ms(delay),
+        retry_after(std::move(retry)) {}
   int status;
   std::string body;
   int delay_ms;
@@ -89,8 +93,10 @@ struct ScriptedReply {
 
 // OpenAI-style body for a text answer.
 inline std::string chat_body(const std::string& text, const std::string& finish = "stop") {
-  nlohmann::json j{{"choices", {{{"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", finish}}}},
-                   {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 50}}}};
+  nlohmann::json j{
+      {"choices",
+       {{{"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", finish}}}},
+      {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 50}}}};
   return j.dump();
 }
 
@@ -99,19 +105,21 @@ inline std::string chat_body(const std::string& text, const std::string& finish 
 class ReplayServer {
  public:
   explicit ReplayServer(std::deque<ScriptedReply> replies) : replies_(std::move(replies)) {
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-      ScriptedReply r;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        requests_.push_back(req.body);
-        r = replies_.front();
-        if (replies_.size() > 1) replies_.pop_front();
-      }
-      if (r.delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(r.delay_ms));
-      res.status = r.status;
-      if (!r.retry_after.empty()) res.set_header("Retry-After", r.retry_after);
-      res.set_content(r.body, "application/json");
-    });
+    server_.Post("/v1/chat/completions",
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   ScriptedReply r;
+                   {
+                     std::lock_guard<std::mutex> lock(mu_);
+                     requests_.push_back(req.body);
+                     r = replies_.front();
+                     if (replies_.size() > 1) replies_.pop_front();
+                   }
+                   if (r.delay_ms)
+                     std::this_thread::sleep_for(std::chrono::milliseconds(r.delay_ms));
+                   res.status = r.status;
+                   if (!r.retry_after.empty()) res.set_header("Retry-After", r.retry_after);
+                   res.set_content(r.body, "application/json");
+                 });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -1,14 +1,14 @@
 #include "db/database.h"
 
 #include <gtest/gtest.h>
-
-#include "tests/test_paths.h"
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -35,7 +35,8 @@ CandidateRecord make_candidate(int64_t run_id, const std::string& key) {
   return c;
 }
 
-EvaluationRecord make_eval(const CandidateRecord& c, const std::string& verdict, std::optional<double> us) {
+EvaluationRecord make_eval(const CandidateRecord& c, const std::string& verdict,
+                           std::optional<double> us) {
   EvaluationRecord e;
   e.candidate_id = c.id;
   e.run_id = c.run_id;
@@ -54,13 +55,15 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   RunRecord run = make_run();
   ASSERT_TRUE(db->create_run(&run).ok());
   EXPECT_GT(run.id, 0);
-  CandidateRecord a = make_candidate(run.id, "a"), b = make_candidate(run.id, "b"), c = make_candidate(run.id, "c");
+  CandidateRecord a = make_candidate(run.id, "a"), b = make_candidate(run.id, "b"),
+                  c = make_candidate(run.id, "c");
   ASSERT_TRUE(db->add_candidate(&a).ok());
   b.parents = {a.id};
   ASSERT_TRUE(db->add_candidate(&b).ok());
   c.parents = {b.id, a.id};
   ASSERT_TRUE(db->add_candidate(&c).ok());
-  EvaluationRecord ea = make_eval(a, "ok", 5.0), eb = make_eval(b, "ok", 3.0), ec = make_eval(c, "wrong_result", std::nullopt);
+  EvaluationRecord ea = make_eval(a, "ok", 5.0), eb = make_eval(b, "ok", 3.0),
+                   ec = make_eval(c, "wrong_result", std::nullopt);
   ec.message = "first wrong index 3";
   ec.log = "compiler says hi";
   for (auto* e : {&ea, &eb, &ec}) ASSERT_TRUE(db->add_evaluation(e).ok());
@@ -72,11 +75,13 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 3.0);
 
   // A faster kernel that needs gfx906 scratch, and one that spills, never become best.
-  CandidateRecord scratch = make_candidate(run.id, "scratch"), spills = make_candidate(run.id, "spills");
+  CandidateRecord scratch = make_candidate(run.id, "scratch"),
+                  spills = make_candidate(run.id, "spills");
   ASSERT_TRUE(db->add_candidate(&scratch).ok());
   ASSERT_TRUE(db->add_candidate(&spills).ok());
   EvaluationRecord es = make_eval(scratch, "ok", 1.0), ep = make_eval(spills, "ok", 1.5);
-  es.details_json = R"({"amd": {"checked": true, "compiled": true, "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})";
+  es.details_json =
+      R"({"amd": {"checked": true, "compiled": true, "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})";
   ep.details_json = R"({"amd": {"checked": false}, "nvidia": {"local_bytes": 64}})";
   ASSERT_TRUE(db->add_evaluation(&es).ok());
   ASSERT_TRUE(db->add_evaluation(&ep).ok());

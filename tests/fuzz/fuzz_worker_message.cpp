@@ -23,14 +23,17 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   // The bytes as the value of each typed field of an otherwise valid
   // contract (a model that writes a number for "name", an object for
   // "grid", ...), planned against extreme shapes and device limits.
-  const std::string launch = R"json("launches": [{"kernel": "k", "grid": ["cdiv(N, 4)"], "block": [64]}])json";
-  for (const char* field : {"name", "description", "requires", "params", "workspace_bytes", "packed_bytes",
-                            "nondeterministic", "relayout", "launches"}) {
-    const std::string contract = std::string("/* kopt: {") + (std::string(field) == "launches" ? "" : launch + ", ") +
-                                 "\"" + field + "\": " + text + "} */";
+  const std::string launch =
+      R"json("launches": [{"kernel": "k", "grid": ["cdiv(N, 4)"], "block": [64]}])json";
+  for (const char* field : {"name", "description", "requires", "params", "workspace_bytes",
+                            "packed_bytes", "nondeterministic", "relayout", "launches"}) {
+    const std::string contract = std::string("/* kopt: {") +
+                                 (std::string(field) == "launches" ? "" : launch + ", ") + "\"" +
+                                 field + "\": " + text + "} */";
     if (kopt::parse_candidate(contract, {}, &c).ok()) {
       kopt::LaunchPlan plan;
-      (void)kopt::plan_launches(c, kopt::Shape{int64_t{1} << 20, int64_t{1} << 20, 2}, kopt::DeviceLimits{}, &plan);
+      (void)kopt::plan_launches(c, kopt::Shape{int64_t{1} << 20, int64_t{1} << 20, 2},
+                                kopt::DeviceLimits{}, &plan);
     }
   }
   int64_t v;

@@ -17,15 +17,17 @@ bool toolchain_or_skip(AmdToolchain* tc) {
   *tc = AmdToolchain::find();
   if (tc->available()) return true;
   const char* required = std::getenv("KOPT_REQUIRE_AMD_TOOLCHAIN");
-  EXPECT_FALSE(required && std::string(required) == "1") << "the AMD toolchain is required here but missing";
+  EXPECT_FALSE(required && std::string(required) == "1")
+      << "the AMD toolchain is required here but missing";
   return false;
 }
 
 TEST(AmdOfflineTest, ParsesResourceComments) {
   AmdResources r;
-  parse_amdgpu_resources("; NumSgprs: 18\n; NumVgprs: 24\n; ScratchSize: 0\n; Occupancy: 10\n"
-                         "; NumSgprs: 30\n; NumVgprs: 61\n; ScratchSize: 16\n; Occupancy: 4\n",
-                         &r);
+  parse_amdgpu_resources(
+      "; NumSgprs: 18\n; NumVgprs: 24\n; ScratchSize: 0\n; Occupancy: 10\n"
+      "; NumSgprs: 30\n; NumVgprs: 61\n; ScratchSize: 16\n; Occupancy: 4\n",
+      &r);
   EXPECT_EQ(r.vgprs, 61);
   EXPECT_EQ(r.sgprs, 30);
   EXPECT_EQ(r.scratch_bytes, 16);
@@ -43,7 +45,9 @@ TEST(AmdOfflineTest, MissingToolchainSaysNotChecked) {
 // Every seed builds for gfx906 (wave64) with no scratch: the contest card.
 TEST(AmdOfflineTest, AllSeedsCompileForGfx906) {
   AmdToolchain tc;
-  if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries; install them with scripts/install-deps";
+  if (!toolchain_or_skip(&tc))
+    GTEST_SKIP()
+        << "no clang++-15 with ROCm device libraries; install them with scripts/install-deps";
   for (const auto& seed : builtin_seeds()) {
     Candidate c;
     ASSERT_TRUE(parse_candidate(seed.source, {}, &c).ok());
@@ -66,7 +70,8 @@ TEST(AmdOfflineTest, CompileErrorsAreRecorded) {
   AmdToolchain tc;
   if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
   AmdResources r;
-  ASSERT_TRUE(check_gfx906(tc, assemble_source("KOPT_KERNEL void gemv() { nope(); }"), {}, 60, &r).ok());
+  ASSERT_TRUE(
+      check_gfx906(tc, assemble_source("KOPT_KERNEL void gemv() { nope(); }"), {}, 60, &r).ok());
   EXPECT_TRUE(r.checked);
   EXPECT_FALSE(r.compiled);
   EXPECT_NE(r.log.find("nope"), std::string::npos);

@@ -28,7 +28,8 @@ TEST(CandidateTest, PlansLaunchesForAShape) {
   Candidate c;
   ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &c).ok());
   LaunchPlan plan;
-  ASSERT_TRUE(plan_launches(c, Shape{7168, 9216, 64}, DeviceLimits{32, 132, 1024, 49152}, &plan).ok());
+  ASSERT_TRUE(
+      plan_launches(c, Shape{7168, 9216, 64}, DeviceLimits{32, 132, 1024, 49152}, &plan).ok());
   ASSERT_TRUE(plan.supported);
   EXPECT_EQ(plan.launches[0].grid[0], 2304u);
   EXPECT_EQ(plan.launches[0].block[0], 128u);
@@ -49,28 +50,46 @@ TEST(CandidateTest, RejectsBadContracts) {
   EXPECT_FALSE(parse_candidate("KOPT_KERNEL void gemv() {}", {}, &c).ok());  // no block
   EXPECT_FALSE(parse_candidate("/* kopt: {not json} */", {}, &c).ok());
   EXPECT_FALSE(parse_candidate("/* kopt: {\"launches\": []} */", {}, &c).ok());
-  EXPECT_FALSE(parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"a b\", \"grid\": 1, \"block\": 1}]} */", {}, &c).ok());
+  EXPECT_FALSE(
+      parse_candidate(
+          "/* kopt: {\"launches\": [{\"kernel\": \"a b\", \"grid\": 1, \"block\": 1}]} */", {}, &c)
+          .ok());
   EXPECT_FALSE(parse_candidate("/* kopt: {\"launchez\": []} */", {}, &c).ok());
-  EXPECT_FALSE(parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 1}], "
-                               "\"relayout\": {\"kernel\": \"r\", \"grid\": 1, \"block\": 1}} */",
-                               {}, &c).ok());  // relayout without packed_bytes
-  EXPECT_FALSE(parse_candidate(kMinimal, {{"ROWS", 3}}, &c).ok());   // not among values
-  EXPECT_FALSE(parse_candidate(kMinimal, {{"COLS", 1}}, &c).ok());   // not declared
-  EXPECT_FALSE(parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 1}], "
-                               "\"params\": {\"N\": {\"values\": [1]}}} */", {}, &c).ok());  // reserved name
+  EXPECT_FALSE(
+      parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 1}], "
+                      "\"relayout\": {\"kernel\": \"r\", \"grid\": 1, \"block\": 1}} */",
+                      {}, &c)
+          .ok());                                                   // relayout without packed_bytes
+  EXPECT_FALSE(parse_candidate(kMinimal, {{"ROWS", 3}}, &c).ok());  // not among values
+  EXPECT_FALSE(parse_candidate(kMinimal, {{"COLS", 1}}, &c).ok());  // not declared
+  EXPECT_FALSE(
+      parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 1}], "
+                      "\"params\": {\"N\": {\"values\": [1]}}} */",
+                      {}, &c)
+          .ok());  // reserved name
 }
 
 // Every field of a wrong JSON type (a model's slip) is a contract error with
 // the field named, never an exception.
 TEST(CandidateTest, FieldsOfTheWrongTypeAreContractErrors) {
   const std::string launch = R"("launches": [{"kernel": "k", "grid": 1, "block": 1}])";
-  const char* wrong[] = {
-      R"("name": 42)", R"("name": ["a"])", R"("description": {"a": 1})", R"("name": null)",
-      R"("nondeterministic": "yes")", R"("requires": "K > 1")", R"("requires": [true])",
-      R"("params": {"R": {"values": [1, 2], "default": "1"}})", R"("params": {"R": {"values": [1.5]}})",
-      R"("params": {"R": {"values": [18446744073709551615]}})", R"("params": {"R": 3})", R"("params": [1])",
-      R"("workspace_bytes": 1.5)", R"("workspace_bytes": [1])", R"("packed_bytes": false)",
-      R"("relayout": 7, "packed_bytes": 1)", R"("workspace_bytes": 18446744073709551615)"};
+  const char* wrong[] = {R"("name": 42)",
+                         R"("name": ["a"])",
+                         R"("description": {"a": 1})",
+                         R"("name": null)",
+                         R"("nondeterministic": "yes")",
+                         R"("requires": "K > 1")",
+                         R"("requires": [true])",
+                         R"("params": {"R": {"values": [1, 2], "default": "1"}})",
+                         R"("params": {"R": {"values": [1.5]}})",
+                         R"("params": {"R": {"values": [18446744073709551615]}})",
+                         R"("params": {"R": 3})",
+                         R"("params": [1])",
+                         R"("workspace_bytes": 1.5)",
+                         R"("workspace_bytes": [1])",
+                         R"("packed_bytes": false)",
+                         R"("relayout": 7, "packed_bytes": 1)",
+                         R"("workspace_bytes": 18446744073709551615)"};
   for (const char* field : wrong) {
     const std::string source = "/* kopt: {" + launch + ", " + field + "} */";
     Candidate c;
@@ -78,13 +97,16 @@ TEST(CandidateTest, FieldsOfTheWrongTypeAreContractErrors) {
     EXPECT_NO_THROW(s = parse_candidate(source, {}, &c)) << field;
     EXPECT_FALSE(s.ok()) << field;
   }
-  const char* wrong_launch[] = {R"({"kernel": 5, "grid": 1, "block": 1})", R"({"kernel": "k", "grid": "x", "block": {}})",
+  const char* wrong_launch[] = {R"({"kernel": 5, "grid": 1, "block": 1})",
+                                R"({"kernel": "k", "grid": "x", "block": {}})",
                                 R"({"kernel": "k", "grid": [1, 2, 3, 4], "block": 1})", R"("k")",
                                 R"({"kernel": "k", "grid": 1, "block": 1, "shared_bytes": [0]})"};
   for (const char* l : wrong_launch) {
     Candidate c;
     Status s;
-    EXPECT_NO_THROW(s = parse_candidate(std::string("/* kopt: {\"launches\": [") + l + "]} */", {}, &c)) << l;
+    EXPECT_NO_THROW(
+        s = parse_candidate(std::string("/* kopt: {\"launches\": [") + l + "]} */", {}, &c))
+        << l;
     EXPECT_FALSE(s.ok()) << l;
   }
   Candidate c;
@@ -94,7 +116,11 @@ TEST(CandidateTest, FieldsOfTheWrongTypeAreContractErrors) {
 
 TEST(CandidateTest, OverflowingExpressionsAreContractErrors) {
   Candidate c;
-  ASSERT_TRUE(parse_candidate(R"(/* kopt: {"launches": [{"kernel": "k", "grid": ["N * 1125899906842624 * 1125899906842624"], "block": 1}]} */)", {}, &c).ok());
+  ASSERT_TRUE(
+      parse_candidate(
+          R"(/* kopt: {"launches": [{"kernel": "k", "grid": ["N * 1125899906842624 * 1125899906842624"], "block": 1}]} */)",
+          {}, &c)
+          .ok());
   LaunchPlan plan;
   Status s = plan_launches(c, Shape{64, 64, 64}, DeviceLimits{}, &plan);
   EXPECT_FALSE(s.ok());
@@ -103,7 +129,10 @@ TEST(CandidateTest, OverflowingExpressionsAreContractErrors) {
 
 TEST(CandidateTest, PlanRejectsImpossibleGeometry) {
   Candidate c;
-  ASSERT_TRUE(parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": [\"N - N\"], \"block\": [2048]}]} */", {}, &c).ok());
+  ASSERT_TRUE(parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": [\"N - N\"], "
+                              "\"block\": [2048]}]} */",
+                              {}, &c)
+                  .ok());
   LaunchPlan plan;
   Status s = plan_launches(c, Shape{64, 64, 64}, DeviceLimits{}, &plan);
   EXPECT_FALSE(s.ok());

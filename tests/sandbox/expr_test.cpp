@@ -51,8 +51,9 @@ TEST(ExprTest, ErrorsNameTheProblem) {
 TEST(ExprTest, OverflowAndTrapsAreErrorsNotUndefinedBehaviour) {
   int64_t out = 0;
   const Variables big = {{"B", INT64_MAX}, {"M", INT64_MIN}, {"one", 1}};
-  for (const char* e : {"B + 1", "M - 1", "B * 2", "M / (0 - one)", "-M", "cdiv(B, 2)", "align(B, 16)",
-                        "1125899906842624 * 1125899906842624", "0 - 1125899906842624 * 8192 * 8192"}) {
+  for (const char* e :
+       {"B + 1", "M - 1", "B * 2", "M / (0 - one)", "-M", "cdiv(B, 2)", "align(B, 16)",
+        "1125899906842624 * 1125899906842624", "0 - 1125899906842624 * 8192 * 8192"}) {
     Status s = evaluate_expression(e, big, &out);
     EXPECT_FALSE(s.ok()) << e;
     EXPECT_NE(s.message().find(e), std::string::npos) << s.message();  // names the expression

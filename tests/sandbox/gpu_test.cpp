@@ -51,11 +51,14 @@ class GpuTest : public ::testing::Test {
 };
 
 TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
-  const Shape shapes[] = {{5120, 256, 64}, {384, 5120, 64}, {2048, 2880, 64}, {4096, 7168, 128}, {1536, 96, 32}, {64, 1, 64}};
+  const Shape shapes[] = {{5120, 256, 64},   {384, 5120, 64}, {2048, 2880, 64},
+                          {4096, 7168, 128}, {1536, 96, 32},  {64, 1, 64}};
   for (const auto& seed : builtin_seeds())
     for (const Shape& shape : shapes) {
       EvalResult r = run(seed.source, shape);
-      EXPECT_EQ(r.verdict, Verdict::kOk) << seed.name << " " << shape.name() << ": " << r.message << "\n" << r.log;
+      EXPECT_EQ(r.verdict, Verdict::kOk)
+          << seed.name << " " << shape.name() << ": " << r.message << "\n"
+          << r.log;
     }
 }
 
@@ -67,8 +70,10 @@ TEST_F(GpuTest, TimingReportsBandwidthAndMethod) {
   EXPECT_GE(r.timing->max_us, r.timing->median_us);
   EXPECT_GT(r.timing->gbps, 100.0);
   EXPECT_GT(r.timing->fraction_of_read_bw, 0.05);
-  EXPECT_LT(r.timing->fraction_of_read_bw, 1.3);  // beyond the streaming ceiling means the L2 was not defeated
-  EXPECT_GE(static_cast<double>(r.timing->working_set_bytes), 4.0 * static_cast<double>(r.device.l2_bytes));
+  EXPECT_LT(r.timing->fraction_of_read_bw,
+            1.3);  // beyond the streaming ceiling means the L2 was not defeated
+  EXPECT_GE(static_cast<double>(r.timing->working_set_bytes),
+            4.0 * static_cast<double>(r.device.l2_bytes));
   EXPECT_EQ(r.timing->method, "graph-replay/events");
   EXPECT_GT(r.device.read_bandwidth_gbps, 500.0);
 }
@@ -143,7 +148,8 @@ TEST_F(GpuTest, ReturningEarlyWhenTheOutputLooksWrittenGainsNothing) {
   const Shape shape{4096, 4096, 64};
   std::string cheat = adversarial("early_return_when_right");
   std::string honest = cheat;
-  const std::string skip = "  if (__float_as_uint(y[n]) != 0xFFFFFFFFu) return;  // \"already right\"\n";
+  const std::string skip =
+      "  if (__float_as_uint(y[n]) != 0xFFFFFFFFu) return;  // \"already right\"\n";
   ASSERT_NE(honest.find(skip), std::string::npos);
   honest.erase(honest.find(skip), skip.size());
   EvalResult c = run(cheat, shape, /*time=*/true), h = run(honest, shape, /*time=*/true);
@@ -201,7 +207,8 @@ TEST_F(GpuTest, HonestSeedsPassTheTimingScreenBelowThePhysicsFloor) {
 
 TEST_F(GpuTest, TrapsAndIllegalReadsAreLaunchErrors) {
   EXPECT_EQ(run(adversarial("traps"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
-  EXPECT_EQ(run(adversarial("reads_out_of_bounds"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
+  EXPECT_EQ(run(adversarial("reads_out_of_bounds"), Shape{512, 1024, 64}).verdict,
+            Verdict::kLaunchError);
 }
 
 TEST_F(GpuTest, PrintfFloodIsCappedAndRejected) {
@@ -212,8 +219,10 @@ TEST_F(GpuTest, PrintfFloodIsCappedAndRejected) {
 
 TEST_F(GpuTest, CompileBombEndsWithinTheCompileLimit) {
   auto start = std::chrono::steady_clock::now();
-  EvalResult r = run(adversarial("compile_bomb"), Shape{512, 1024, 64}, false, {}, /*compile_s=*/10);
-  EXPECT_TRUE(r.verdict == Verdict::kTimeout || r.verdict == Verdict::kCompileError) << verdict_name(r.verdict) << ": " << r.message;
+  EvalResult r =
+      run(adversarial("compile_bomb"), Shape{512, 1024, 64}, false, {}, /*compile_s=*/10);
+  EXPECT_TRUE(r.verdict == Verdict::kTimeout || r.verdict == Verdict::kCompileError)
+      << verdict_name(r.verdict) << ": " << r.message;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 40.0);
 }
 

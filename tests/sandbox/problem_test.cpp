@@ -28,8 +28,8 @@ TEST(ProblemTest, ParseShapeAcceptsAndRejects) {
   ASSERT_TRUE(parse_shape("4096x7168/g128", 64, &s).ok());
   EXPECT_EQ(s.G, 128);
   EXPECT_EQ(s.name(), "4096x7168/g128");
-  for (const char* bad : {"", "x", "5120", "5120x", "x256", "-5x7", "0x256", "5120x0", "abcxdef", "100x100",
-                          "99999999x2", "5120x256/g", "5120x256/g48"})
+  for (const char* bad : {"", "x", "5120", "5120x", "x256", "-5x7", "0x256", "5120x0", "abcxdef",
+                          "100x100", "99999999x2", "5120x256/g", "5120x256/g48"})
     EXPECT_FALSE(parse_shape(bad, 64, &s).ok()) << bad;
   EXPECT_FALSE(parse_shape("96x10", 64, &s).ok());  // G does not divide K
   EXPECT_TRUE(parse_shape("96x10", 32, &s).ok());
@@ -69,7 +69,8 @@ TEST(ProblemTest, ReferenceMatchesHandComputation) {
   d.blob[1] = 3 | (4 << 4);
   d.blob[2] = 15 | (0 << 4);
   d.blob[3] = 7 | (8 << 4);
-  uint16_t s[2] = {float_to_half(0.5f), float_to_half(2.0f)}, o[2] = {float_to_half(-1.0f), float_to_half(0.25f)};
+  uint16_t s[2] = {float_to_half(0.5f), float_to_half(2.0f)},
+           o[2] = {float_to_half(-1.0f), float_to_half(0.25f)};
   std::memcpy(d.blob.data() + l.scales_offset, s, 4);
   std::memcpy(d.blob.data() + l.offsets_offset, o, 4);
   d.x = {float_to_half(1), float_to_half(-2), float_to_half(0.5f), float_to_half(3)};
@@ -118,7 +119,8 @@ TEST(ProblemTest, OneHotSelectsOneRowOfW) {
   ASSERT_GE(hot, 0);
   auto y = reference_gemv(d);
   for (int64_t n = 0; n < s.N; ++n) {
-    double w = half_to_float(d.scale_bits(n, hot / s.G)) * d.q(n, hot) + half_to_float(d.offset_bits(n, hot / s.G));
+    double w = half_to_float(d.scale_bits(n, hot / s.G)) * d.q(n, hot) +
+               half_to_float(d.offset_bits(n, hot / s.G));
     EXPECT_DOUBLE_EQ(y[static_cast<size_t>(n)], w);
   }
 }
@@ -148,9 +150,11 @@ TEST(ProblemTest, IntegerZeroConversionMatchesDequantisation) {
     for (int k = 0; k < 64; ++k) {
       int g = n * 2 + k / 32;
       double s = half_to_float(w.scales[static_cast<size_t>(g)]);
-      exact += half_to_float(x[static_cast<size_t>(k)]) * (w.q[static_cast<size_t>(n * 64 + k)] - w.zeros[static_cast<size_t>(g)]) * s;
+      exact += half_to_float(x[static_cast<size_t>(k)]) *
+               (w.q[static_cast<size_t>(n * 64 + k)] - w.zeros[static_cast<size_t>(g)]) * s;
       // offset = -z*s rounded once to fp16: at most half an ulp of |z*s|.
-      bound += std::fabs(half_to_float(x[static_cast<size_t>(k)])) * w.zeros[static_cast<size_t>(g)] * s * std::ldexp(1.0, -11);
+      bound += std::fabs(half_to_float(x[static_cast<size_t>(k)])) *
+               w.zeros[static_cast<size_t>(g)] * s * std::ldexp(1.0, -11);
     }
     EXPECT_NEAR(y[static_cast<size_t>(n)], exact, bound + 1e-12);
     EXPECT_EQ(d.q(n, 5), w.q[static_cast<size_t>(n * 64 + 5)]);

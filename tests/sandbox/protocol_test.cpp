@@ -32,7 +32,8 @@ TEST(ProtocolTest, BaselineRequestsNeedNoSource) {
   EvalRequest back;
   ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok());
   EXPECT_EQ(back.baseline, kVendorBlasBaseline);
-  nlohmann::json j = nlohmann::json::parse(R"({"baseline": "vendor-blas-fp16", "shape": {"K": 64, "N": 8}})");
+  nlohmann::json j =
+      nlohmann::json::parse(R"({"baseline": "vendor-blas-fp16", "shape": {"K": 64, "N": 8}})");
   ASSERT_TRUE(eval_request_from_json(j, &back).ok());
   EXPECT_TRUE(back.source.empty());
   j = nlohmann::json::parse(R"({"baseline": 3, "shape": {"K": 64, "N": 8}})");
@@ -41,10 +42,11 @@ TEST(ProtocolTest, BaselineRequestsNeedNoSource) {
 
 TEST(ProtocolTest, MalformedRequestsAreErrors) {
   EvalRequest r;
-  for (const char* text : {R"({})", R"({"source": 5, "shape": {"K": 64, "N": 1}})",
-                           R"({"source": "", "shape": {"K": 63, "N": 1}})", R"({"source": "", "shape": {"K": 64}})",
-                           R"({"source": "", "shape": {"K": 64, "N": 1}, "trials": 0})",
-                           R"({"source": "", "shape": {"K": 64, "N": 1}, "params": {"A": "x"}})"}) {
+  for (const char* text :
+       {R"({})", R"({"source": 5, "shape": {"K": 64, "N": 1}})",
+        R"({"source": "", "shape": {"K": 63, "N": 1}})", R"({"source": "", "shape": {"K": 64}})",
+        R"({"source": "", "shape": {"K": 64, "N": 1}, "trials": 0})",
+        R"({"source": "", "shape": {"K": 64, "N": 1}, "params": {"A": "x"}})"}) {
     nlohmann::json j = nlohmann::json::parse(text);
     EXPECT_FALSE(eval_request_from_json(j, &r).ok()) << text;
   }
@@ -80,8 +82,10 @@ TEST(ProtocolTest, EvalResultRoundTripsAndToleratesJunk) {
   EXPECT_DOUBLE_EQ(back.timing->median_us, 12.5);
   EXPECT_EQ(back.amd.vgprs, 40);
   EXPECT_EQ(eval_result_from_json(nlohmann::json::array()).verdict, Verdict::kInternalError);
-  EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "great"}}).verdict, Verdict::kInternalError);
-  EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "ok"}, {"timing", 5}}).verdict, Verdict::kOk);
+  EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "great"}}).verdict,
+            Verdict::kInternalError);
+  EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "ok"}, {"timing", 5}}).verdict,
+            Verdict::kOk);
 }
 
 TEST(ProtocolTest, VerdictNamesRoundTrip) {

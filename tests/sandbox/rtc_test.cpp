@@ -44,13 +44,16 @@ TEST(RtcTest, AllSeedsCompileForNvidia) {
 TEST(RtcTest, CompileErrorsAreResultsWithALog) {
   RtcOutput out;
   ASSERT_TRUE(rtc_compile(assemble_source("KOPT_KERNEL void gemv() { undefined_thing(); }"),
-                          rtc_target_options("90", 32), &out).ok());
+                          rtc_target_options("90", 32), &out)
+                  .ok());
   EXPECT_FALSE(out.compiled);
   EXPECT_NE(out.log.find("undefined_thing"), std::string::npos);
   EXPECT_NE(out.log.find("candidate.hip"), std::string::npos);  // #line points at the candidate
 }
 
-TEST(RtcTest, CompilerVersionIsReported) { EXPECT_NE(rtc_compiler_version().find('.'), std::string::npos); }
+TEST(RtcTest, CompilerVersionIsReported) {
+  EXPECT_NE(rtc_compiler_version().find('.'), std::string::npos);
+}
 
 }  // namespace
 }  // namespace kopt

@@ -16,7 +16,9 @@ Status check(const std::string& body, std::string* cleaned = nullptr) {
   return check_source(kHeader + body, {"gemv"}, cleaned ? cleaned : &out);
 }
 
-const char* kKernel = "KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G) {\n";
+const char* kKernel =
+    "KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, "
+    "int G) {\n";
 
 TEST(StaticChecksTest, AcceptsAPlainKernel) {
   EXPECT_TRUE(check(std::string(kKernel) + "  y[0] = 1.f;\n}\n").ok());
@@ -33,7 +35,8 @@ TEST(StaticChecksTest, RejectsMmaSyncInlineAssembly) {
 
 TEST(StaticChecksTest, AllowsListedInlineAssembly) {
   Status s = check(std::string(kKernel) +
-                   "  unsigned r; asm(\"lop3.b32 %0, %1, %2, %3, 0xEA;\" : \"=r\"(r) : \"r\"(1u), \"r\"(2u), \"r\"(3u));\n"
+                   "  unsigned r; asm(\"lop3.b32 %0, %1, %2, %3, 0xEA;\" : \"=r\"(r) : \"r\"(1u), "
+                   "\"r\"(2u), \"r\"(3u));\n"
                    "  y[0] = r;\n}\n");
   EXPECT_TRUE(s.ok()) << s.message();
   s = check(std::string(kKernel) + "  asm volatile(\"trap;\");\n}\n");
@@ -42,9 +45,11 @@ TEST(StaticChecksTest, AllowsListedInlineAssembly) {
 
 TEST(StaticChecksTest, IncludesAreStrippedOrRejected) {
   std::string cleaned;
-  ASSERT_TRUE(check("#include <hip/hip_runtime.h>\n" + std::string(kKernel) + "}\n", &cleaned).ok());
+  ASSERT_TRUE(
+      check("#include <hip/hip_runtime.h>\n" + std::string(kKernel) + "}\n", &cleaned).ok());
   EXPECT_EQ(cleaned.find("#include"), std::string::npos);
-  EXPECT_EQ(cleaned.size(), kHeader.size() + std::string("#include <hip/hip_runtime.h>\n").size() + std::string(kKernel).size() + 2);
+  EXPECT_EQ(cleaned.size(), kHeader.size() + std::string("#include <hip/hip_runtime.h>\n").size() +
+                                std::string(kKernel).size() + 2);
   Status s = check("#include <stdio.h>\n" + std::string(kKernel) + "}\n");
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("stdio.h"), std::string::npos);
@@ -52,15 +57,18 @@ TEST(StaticChecksTest, IncludesAreStrippedOrRejected) {
 }
 
 TEST(StaticChecksTest, RejectsHostCodeAndEscapes) {
-  for (const char* body : {"  cudaMalloc(0, 4);\n", "  other<<<1, 1>>>();\n", "  void* p = malloc(4);\n",
-                           "  cublasSgemv(0);\n", "  hipStreamCreate(0);\n"}) {
+  for (const char* body :
+       {"  cudaMalloc(0, 4);\n", "  other<<<1, 1>>>();\n", "  void* p = malloc(4);\n",
+        "  cublasSgemv(0);\n", "  hipStreamCreate(0);\n"}) {
     EXPECT_FALSE(check(std::string(kKernel) + body + "}\n").ok()) << body;
   }
   EXPECT_FALSE(check(std::string(kKernel) + "}\nint main() { return 0; }\n").ok());
 }
 
 TEST(StaticChecksTest, CommentsDoNotTriggerRules) {
-  EXPECT_TRUE(check(std::string(kKernel) + "  // cudaMalloc( and <<< in a comment\n  /* malloc( */ y[0] = 0;\n}\n").ok());
+  EXPECT_TRUE(check(std::string(kKernel) +
+                    "  // cudaMalloc( and <<< in a comment\n  /* malloc( */ y[0] = 0;\n}\n")
+                  .ok());
 }
 
 TEST(StaticChecksTest, RequiresDeclaredKernels) {
@@ -75,12 +83,22 @@ TEST(StaticChecksTest, RejectsOversizedSources) {
 }
 
 TEST(StaticChecksTest, MatrixInstructionScanOnAssemblyText) {
-  EXPECT_FALSE(check_no_matrix_instructions("  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, ...;").ok());
-  EXPECT_FALSE(check_no_matrix_instructions("\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 ...").ok());
-  EXPECT_FALSE(check_no_matrix_instructions("  @%p1 wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 ...").ok());
-  EXPECT_FALSE(check_no_matrix_instructions("\tv_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], 0").ok());
-  EXPECT_TRUE(check_no_matrix_instructions("\tfma.rn.f32 %f1, %f2, %f3, %f4;\n\tv_dot2_f32_f16 v1, v2, v3, v1").ok());
-  EXPECT_TRUE(check_no_matrix_instructions("// comment mentioning gemma_model\n\tadd.s32 %r1, %r2, 1;").ok());
+  EXPECT_FALSE(check_no_matrix_instructions(
+                   "  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, ...;")
+                   .ok());
+  EXPECT_FALSE(
+      check_no_matrix_instructions("\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 ...").ok());
+  EXPECT_FALSE(
+      check_no_matrix_instructions("  @%p1 wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 ...")
+          .ok());
+  EXPECT_FALSE(
+      check_no_matrix_instructions("\tv_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], 0").ok());
+  EXPECT_TRUE(check_no_matrix_instructions(
+                  "\tfma.rn.f32 %f1, %f2, %f3, %f4;\n\tv_dot2_f32_f16 v1, v2, v3, v1")
+                  .ok());
+  EXPECT_TRUE(
+      check_no_matrix_instructions("// comment mentioning gemma_model\n\tadd.s32 %r1, %r2, 1;")
+          .ok());
 }
 
 // What surrounds a mnemonic in the compiled code does not hide it: comments
@@ -99,7 +117,10 @@ TEST(StaticChecksTest, MatrixInstructionScanReadsTokensNotLayout) {
       "s_nop 0\n\tV_WMMA_F32_16X16X16_F16 v[0:7], v[8:15], v[16:23], v[0:7]"};
   for (const char* text : hidden) EXPECT_FALSE(check_no_matrix_instructions(text).ok()) << text;
   // Names that merely contain the letters are not instructions.
-  EXPECT_TRUE(check_no_matrix_instructions(".func gemma_helper(\n\tld.global.nc.v4.u32 {%r1}, [%rd1];\n// mma.sync in a comment").ok());
+  EXPECT_TRUE(
+      check_no_matrix_instructions(
+          ".func gemma_helper(\n\tld.global.nc.v4.u32 {%r1}, [%rd1];\n// mma.sync in a comment")
+          .ok());
 }
 
 TEST(StaticChecksTest, AssemblyHiddenInMacrosOrNonLiteralTemplatesIsRejected) {
@@ -113,12 +134,16 @@ TEST(StaticChecksTest, AssemblyHiddenInMacrosOrNonLiteralTemplatesIsRejected) {
     Status s = check(std::string(prefix) + kKernel + "}\n");
     EXPECT_FALSE(s.ok()) << prefix;
   }
-  Status s = check(std::string("#define TEMPLATE \"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%0};\"\n") +
-                   kKernel + "  asm volatile(TEMPLATE : \"+f\"(y[0]) : \"r\"(0), \"r\"(0));\n}\n");
+  Status s =
+      check(std::string("#define TEMPLATE \"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0}, "
+                        "{%1}, {%2}, {%0};\"\n") +
+            kKernel + "  asm volatile(TEMPLATE : \"+f\"(y[0]) : \"r\"(0), \"r\"(0));\n}\n");
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("string literal"), std::string::npos) << s.message();
   // A plain allowed asm statement with qualifiers still passes.
-  EXPECT_TRUE(check(std::string(kKernel) + "  unsigned r; asm volatile (\"prmt.b32 %0, %1, %1, 0x3210;\" : \"=r\"(r) : \"r\"(1u));\n}\n").ok());
+  EXPECT_TRUE(check(std::string(kKernel) + "  unsigned r; asm volatile (\"prmt.b32 %0, %1, %1, "
+                                           "0x3210;\" : \"=r\"(r) : \"r\"(1u));\n}\n")
+                  .ok());
 }
 
 // The tensor-core instruction survives NVRTC into the PTX with the comment

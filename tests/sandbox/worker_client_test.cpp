@@ -28,7 +28,8 @@ WorkerLimits quick_limits() {
 }
 
 TEST(WorkerClientTest, HangingWorkerTimesOutAndIsRestarted) {
-  WorkerClient client(shell("read line; echo '{\"id\":1,\"event\":\"stage\",\"stage\":\"verify random #1\"}' >&3; sleep 100"),
+  WorkerClient client(shell("read line; echo '{\"id\":1,\"event\":\"stage\",\"stage\":\"verify "
+                            "random #1\"}' >&3; sleep 100"),
                       quick_limits());
   auto start = std::chrono::steady_clock::now();
   EvalResult r = client.evaluate(small_request());
@@ -44,9 +45,10 @@ TEST(WorkerClientTest, HangingWorkerTimesOutAndIsRestarted) {
 }
 
 TEST(WorkerClientTest, AbortingWorkerIsACrash) {
-  WorkerClient client(shell("read line; echo '{\"id\":1,\"event\":\"stage\",\"stage\":\"verify random #1\"}' >&3; "
-                            "echo 'candidate said hi'; kill -ABRT $$"),
-                      quick_limits());
+  WorkerClient client(
+      shell("read line; echo '{\"id\":1,\"event\":\"stage\",\"stage\":\"verify random #1\"}' >&3; "
+            "echo 'candidate said hi'; kill -ABRT $$"),
+      quick_limits());
   EvalResult r = client.evaluate(small_request());
   EXPECT_EQ(r.verdict, Verdict::kCrash);
   EXPECT_NE(r.message.find("signal 6"), std::string::npos) << r.message;
@@ -56,7 +58,8 @@ TEST(WorkerClientTest, AbortingWorkerIsACrash) {
 
 TEST(WorkerClientTest, MalformedMessagesAreRejected) {
   for (const char* reply : {"this is not json", "[1,2,3]", "{\"id\": 1}", "{\"event\": 7}"}) {
-    WorkerClient client(shell(std::string("read line; echo '") + reply + "' >&3; sleep 100"), quick_limits());
+    WorkerClient client(shell(std::string("read line; echo '") + reply + "' >&3; sleep 100"),
+                        quick_limits());
     EvalResult r = client.evaluate(small_request());
     EXPECT_EQ(r.verdict, Verdict::kInternalError) << reply;
     EXPECT_NE(r.message.find("malformed"), std::string::npos) << reply << ": " << r.message;
@@ -64,8 +67,10 @@ TEST(WorkerClientTest, MalformedMessagesAreRejected) {
 }
 
 TEST(WorkerClientTest, GarbledResultBecomesInternalError) {
-  WorkerClient client(shell("read line; echo '{\"id\":1,\"event\":\"result\",\"result\":{\"verdict\":\"fast\"}}' >&3; sleep 100"),
-                      quick_limits());
+  WorkerClient client(
+      shell("read line; echo '{\"id\":1,\"event\":\"result\",\"result\":{\"verdict\":\"fast\"}}' "
+            ">&3; sleep 100"),
+      quick_limits());
   EvalResult r = client.evaluate(small_request());
   EXPECT_EQ(r.verdict, Verdict::kInternalError);
 }
@@ -74,9 +79,11 @@ TEST(WorkerClientTest, OutputFloodIsCapped) {
   WorkerLimits l = quick_limits();
   l.output_cap = 1000;
   l.run_s = 3;
-  WorkerClient client(shell("read line; yes flood | head -c 200000; "
-                            "echo '{\"id\":1,\"event\":\"result\",\"result\":{\"verdict\":\"ok\"}}' >&3; sleep 100"),
-                      l);
+  WorkerClient client(
+      shell(
+          "read line; yes flood | head -c 200000; "
+          "echo '{\"id\":1,\"event\":\"result\",\"result\":{\"verdict\":\"ok\"}}' >&3; sleep 100"),
+      l);
   EvalResult r = client.evaluate(small_request());
   EXPECT_EQ(r.verdict, Verdict::kOk);
   EXPECT_LE(r.log.size(), 1100u);
@@ -87,9 +94,10 @@ TEST(WorkerClientTest, MemoryLimitKillsTheWorker) {
   WorkerLimits l = quick_limits();
   l.memory_bytes = 64 << 20;
   l.run_s = 10;
-  WorkerClient client(shell("read line; echo '{\"id\":1,\"event\":\"stage\",\"stage\":\"verify\"}' >&3; "
-                            "exec perl -e '$x = \"a\" x (512 * 1024 * 1024); sleep 100'"),
-                      l);
+  WorkerClient client(
+      shell("read line; echo '{\"id\":1,\"event\":\"stage\",\"stage\":\"verify\"}' >&3; "
+            "exec perl -e '$x = \"a\" x (512 * 1024 * 1024); sleep 100'"),
+      l);
   EvalResult r = client.evaluate(small_request());
   EXPECT_EQ(r.verdict, Verdict::kMemoryLimit) << r.message;
 }

@@ -25,8 +25,8 @@ TEST(SeedsTest, SeedsHaveTheirDistinctShapes) {
   Candidate vec, splitk;
   ASSERT_TRUE(parse_candidate(find_seed("vec")->source, {}, &vec).ok());
   ASSERT_TRUE(parse_candidate(find_seed("splitk")->source, {}, &splitk).ok());
-  EXPECT_TRUE(vec.spec.relayout.has_value());      // load-time re-layout
-  EXPECT_EQ(splitk.spec.launches.size(), 2u);      // partial sums + reduction
+  EXPECT_TRUE(vec.spec.relayout.has_value());  // load-time re-layout
+  EXPECT_EQ(splitk.spec.launches.size(), 2u);  // partial sums + reduction
   EXPECT_NE(splitk.spec.workspace_bytes, "0");
 }
 
