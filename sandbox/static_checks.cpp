@@ -42,7 +42,8 @@ const std::vector<std::string> kAllowedAsm = {
     // PTX
     "lop3.b32", "prmt.b32", "shf.", "bfe.", "bfi.", "mov.b32", "mov.b64", "cvt.", "add.", "sub.",
     "mul.", "fma.rn.", "ld.global.nc", "ld.global.cs", "ld.global.lu", "ld.global.L1::no_allocate",
-    "ld.global.L2::", "ld.global.v4", "ld.global.nc.v4", "ld.global.nc.L1::no_allocate", "dp4a.",
+    "ld.global.L2::64B", "ld.global.L2::128B", "ld.global.L2::256B", "ld.global.v4",
+    "ld.global.nc.v4", "ld.global.nc.L1::no_allocate", "dp4a.",
     // AMDGCN
     "v_dot2_f32_f16", "v_dot2c_f32_f16", "v_fma_mix", "v_pk_", "v_perm_b32", "v_and_or_b32",
     "v_lshrrev_b32", "v_bfe_u32", "v_cvt_", "ds_bpermute_b32", "s_waitcnt", "global_load_dwordx4",
@@ -147,6 +148,13 @@ Status check_asm_statement(const std::string& code, size_t start) {
     }
     if (instruction[0] == '.' || instruction.back() == ':') continue;  // .reg declarations, labels
     std::string mnemonic = instruction.substr(0, instruction.find_first_of(" \t"));
+    // Cache residency the timing would reward but a real model's decode would
+    // not get: keeping part of the rotated weights in the L2 across calls.
+    for (const char* residency :
+         {"evict_last", "evict_unchanged", "cache_hint", "createpolicy", "applypriority"})
+      if (mnemonic.find(residency) != std::string::npos)
+        return Status::error("inline assembly '" + mnemonic + "': L2 residency control (" +
+                             residency + ") is not allowed" + at_line(code, start));
     bool allowed = std::any_of(kAllowedAsm.begin(), kAllowedAsm.end(), [&](const std::string& p) {
       return mnemonic.compare(0, p.size(), p) == 0;
     });

@@ -123,6 +123,23 @@ TEST(StaticChecksTest, MatrixInstructionScanReadsTokensNotLayout) {
           .ok());
 }
 
+// Keeping part of the rotated weights resident in the L2 would pay in the
+// timing (its working set is a few times the L2) but not in a real decode.
+TEST(StaticChecksTest, L2ResidencyControlIsRejected) {
+  for (const char* mnemonic :
+       {"ld.global.nc.L1::no_allocate.L2::evict_last.v4.u32", "ld.global.L2::evict_last.v4.u32",
+        "ld.global.L2::128B.L2::cache_hint.v4.u32", "createpolicy.fractional.L2::evict_last.b64",
+        "applypriority.global.L2::evict_normal"}) {
+    Status s = check(std::string(kKernel) + "  unsigned r; asm volatile(\"" + mnemonic +
+                     " {%0}, [%1];\" : \"=r\"(r) : \"l\"(x));\n}\n");
+    EXPECT_FALSE(s.ok()) << mnemonic;
+  }
+  EXPECT_TRUE(check(std::string(kKernel) +
+                    "  unsigned r; asm volatile(\"ld.global.nc.L1::no_allocate.L2::256B.v4.u32 "
+                    "{%0}, [%1];\" : \"=r\"(r) : \"l\"(x));\n}\n")
+                  .ok());
+}
+
 TEST(StaticChecksTest, AssemblyHiddenInMacrosOrNonLiteralTemplatesIsRejected) {
   const char* hidden[] = {
       "#define MATH asm\n",
