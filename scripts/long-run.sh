@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A long optimisation run on the GPU with the orchestrator's and the worker's
-# resident memory and open files sampled every 20 s (issue: hardening).
+# resident memory and open files sampled every 20 s.
 # Usage: scripts/long-run.sh KOPT SHAPE BUDGET DB OUT_TSV
 set -uo pipefail
 kopt=$1 shape=$2 budget=$3 db=$4 out=$5
