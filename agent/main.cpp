@@ -132,6 +132,15 @@ int main(int argc, char** argv) {
       ->default_val(20);
   db_cmd->add_flag("--full", dbc.full, "show: the whole prompt, answer and log");
 
+  kopt::ReportCommand report;
+  auto* report_cmd = app.add_subcommand(
+      "report", "Write a self-contained HTML report of the database (plots, lineage, failures)");
+  report_cmd->add_option("--db", report.db_path, "database file")->default_val("kopt.db");
+  report_cmd->add_option("--run", report.run, "only this run");
+  report_cmd->add_option("--shape", report.shapes, "only runs of this shape; repeatable");
+  report_cmd->add_option("--out", report.out_dir, "output folder (index.html is written there)")
+      ->required();
+
   kopt::ExportCommand exp;
   auto* export_cmd = app.add_subcommand(
       "export", "Re-verify each shape's best kernel and write the library sources");
@@ -205,6 +214,7 @@ int main(int argc, char** argv) {
     return kopt::run_optimize(run);
   }
   if (*db_cmd) return kopt::run_db(dbc);
+  if (*report_cmd) return kopt::run_report(report);
   if (*demo_cmd) {
     demo.budget = demo_budget;
     return kopt::run_demo(demo);

@@ -1,10 +1,14 @@
 #include "agent/run_command.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
-#include <dtl/dtl.hpp>
+#include <cstring>
+#include <ctime>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -13,6 +17,7 @@
 #include "agent/config.h"
 #include "agent/loop.h"
 #include "agent/model_proposer.h"
+#include "agent/report.h"
 #include "db/database.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
@@ -312,14 +317,6 @@ int db_lineage(Database& db, int64_t id) {
   return kExitOk;
 }
 
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
-
 int db_diff(Database& db, int64_t a, int64_t b) {
   CandidateRecord ca, cb;
   Status s = db.get_candidate(a, &ca);
@@ -327,12 +324,8 @@ int db_diff(Database& db, int64_t a, int64_t b) {
   if (!s.ok()) return fail("db", s.message(), kExitUsage);
   fmt::print("--- candidate {} ({} {})\n+++ candidate {} ({} {})\n", a, ca.name, ca.params_json, b,
              cb.name, cb.params_json);
-  dtl::Diff<std::string> diff(lines_of(ca.source), lines_of(cb.source));
-  diff.compose();
-  diff.composeUnifiedHunks();
-  std::ostringstream out;
-  diff.printUnifiedFormat(out);
-  fmt::print("{}", out.str().empty() ? "(sources identical)\n" : out.str());
+  const std::string diff = unified_diff(ca.source, cb.source);
+  fmt::print("{}", diff.empty() ? "(sources identical)\n" : diff);
   return kExitOk;
 }
 
@@ -413,6 +406,31 @@ int run_demo(RunCommand cmd) {
     fmt::print("\n$ kopt db lineage {} --db {}\n", best[0].candidate.id, cmd.db_path);
     db_lineage(*db, best[0].candidate.id);
   }
+  return kExitOk;
+}
+
+int run_report(const ReportCommand& cmd) {
+  std::unique_ptr<Database> db;
+  Status s = Database::open_existing(cmd.db_path, &db);
+  if (!s.ok()) return fail("report", s.message(), kExitUsage);
+  ReportOptions o;
+  o.db_label = cmd.db_path;
+  o.run_id = cmd.run;
+  o.shapes = cmd.shapes;
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  o.generated_at = stamp;
+  std::string html;
+  s = build_report(*db, o, &html);
+  if (!s.ok()) return fail("report", s.message(), kExitUsage);
+  if (mkdir(cmd.out_dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return fail("report", "cannot create " + cmd.out_dir + ": " + std::strerror(errno), kExitUsage);
+  const std::string path = cmd.out_dir + "/index.html";
+  std::ofstream f(path, std::ios::binary);
+  f << html;
+  if (!f.flush()) return fail("report", "cannot write " + path, kExitUsage);
+  fmt::print("wrote {} ({} KiB)\n", path, html.size() / 1024);
   return kExitOk;
 }
 

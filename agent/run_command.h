@@ -40,4 +40,13 @@ struct DbCommand {
 };
 int run_db(const DbCommand& cmd);
 
+struct ReportCommand {
+  std::string db_path = "kopt.db";
+  int64_t run = 0;                  // 0: every run
+  std::vector<std::string> shapes;  // empty: every shape
+  std::string out_dir;              // index.html is written there
+};
+// `kopt report`: agent/report.h.
+int run_report(const ReportCommand& cmd);
+
 }  // namespace kopt

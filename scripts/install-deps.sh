@@ -10,6 +10,7 @@ apt-get install -y -qq --no-install-recommends \
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev \
   libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libdtl-dev \
   libgtest-dev libgmock-dev \
+  chromium fonts-dejavu-core \
   clang-15 lld-15 llvm-15 rocm-device-libs libamdhip64-dev hipcc libamd-comgr-dev
 if [ ! -f /usr/local/cuda/include/nvrtc.h ]; then
   echo "install-deps: CUDA 13 (nvrtc.h, libnvrtc) not found at /usr/local/cuda; the NVIDIA build needs it" >&2

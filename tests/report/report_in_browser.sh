@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Renders `kopt report` of a fixture database in headless Chromium, as a
+# reader would open it from disk, checks the page (plots, filled tables,
+# links that resolve, no console errors) and keeps a screenshot.
+# Usage: report_in_browser.sh BUILD_DIR SOURCE_DIR OUT_DIR   (exit 77: skipped)
+set -euo pipefail
+build=$1 source=$2 out=$3
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "skipped: no chromium (scripts/install-deps.sh installs Debian's)"
+  exit 77
+fi
+rm -rf "$out" && mkdir -p "$out"
+# The fixture: a short run on the host fake (seeds, mutator children, an
+# unsupported shape or two), then the report of it.
+"$build/kopt" demo --budget 10 --db "$out/fixture.db" > "$out/demo.log" 2>&1
+"$build/kopt" report --db "$out/fixture.db" --out "$out/report"
+flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+       --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$out/profile"
+       --enable-logging=stderr --v=0)
+url="file://$out/report/index.html"
+timeout 120 "$browser" "${flags[@]}" --dump-dom "$url" > "$out/dom.html" 2> "$out/chromium.log"
+timeout 120 "$browser" "${flags[@]}" --window-size=1280,2400 --screenshot="$out/report.png" "$url" \
+  >/dev/null 2>> "$out/chromium.log"
+[ -s "$out/report.png" ] || { echo "no screenshot"; exit 1; }
+python3 "$source/tests/report/check_report_dom.py" "$out/dom.html" "$out/chromium.log"
+echo "screenshot: $out/report.png"
