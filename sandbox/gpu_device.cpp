@@ -333,6 +333,14 @@ std::unique_ptr<GpuDevice> GpuDevice::create(std::string* error) {
 }
 
 void GpuDevice::set_call(CallFn call, RelayoutFn relayout) {
+  // A recorded sequence launches the previous call's kernels: it goes before
+  // their module is unloaded.
+  if (impl_->exec) (void)hipGraphExecDestroy(impl_->exec);
+  if (impl_->graph) (void)hipGraphDestroy(impl_->graph);
+  impl_->exec = nullptr;
+  impl_->graph = nullptr;
+  impl_->graph_ok = false;
+  impl_->sequence.clear();
   impl_->call = std::move(call);
   impl_->relayout = std::move(relayout);
 }

@@ -21,7 +21,8 @@ class GpuDevice : public Device {
   ~GpuDevice() override;
 
   // What one call and the re-layout do, in raw device pointers; set by the
-  // evaluation that loaded the candidate (or the baseline) before the screens.
+  // evaluation that loaded the candidate (or the baseline) before the screens,
+  // and cleared (with any recorded sequence) before its code is unloaded.
   using CallFn = std::function<Status(const void* x, const void* w, void* y, void* ws)>;
   using RelayoutFn = std::function<Status(const void* canonical, void* packed)>;
   void set_call(CallFn call, RelayoutFn relayout);
