@@ -136,6 +136,12 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
     if (names.insert(row.candidate.name).second)
       ctx->top.push_back({row.candidate, row.evaluation});
   KOPT_RETURN_IF_ERROR(db_->failed_evaluations(run.id, 3, &ctx->recent_failures));
+  std::vector<AttemptRecord> attempts;
+  KOPT_RETURN_IF_ERROR(db_->attempts(run.id, 20, &attempts));
+  ctx->recent_attempts.clear();
+  for (auto& a : attempts)
+    if (a.kind == "malformed_answer" && ctx->recent_attempts.size() < 3)
+      ctx->recent_attempts.push_back(std::move(a));
   ctx->seen_keys = &seen_;
   ctx->rng = &rng_;
   return Status();

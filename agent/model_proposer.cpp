@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/answer_parser.h"
+#include "sandbox/candidate.h"
 
 namespace kopt {
 namespace embedded {
@@ -63,6 +64,9 @@ std::string render_prompt(const ProposalContext& ctx) {
                               f.first_bad_index, f.dataset, f.expected, f.got);
     if (!f.log.empty()) failures += "  log: " + f.log.substr(0, 600) + "\n";
   }
+  for (const auto& a : ctx.recent_attempts)
+    failures += fmt::format("- your answer could not be used ({}): {}\n",
+                            a.model.empty() ? a.proposer : a.model, a.message.substr(0, 400));
   replace_all(&p, "{{shape}}", ctx.shape.name());
   replace_all(&p, "{{K}}", std::to_string(ctx.shape.K));
   replace_all(&p, "{{N}}", std::to_string(ctx.shape.N));
@@ -120,7 +124,14 @@ bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalF
     return false;
   }
   out->source = source;
-  out->name = "llm-" + kind;
+  // The contract's own name carries the model's idea into the database
+  // views; "llm-<kind>" only when the contract names nothing.
+  Candidate parsed;
+  out->name = parse_candidate(source, {}, &parsed).ok() && !parsed.spec.name.empty() &&
+                      parsed.spec.name != "unnamed" &&
+                      parsed.spec.name != ctx.parents[0].candidate.name
+                  ? parsed.spec.name
+                  : "llm-" + kind;
   // Parameters the parent set are kept where the new contract still declares them.
   out->params = kind == "edits" ? params_from_json(ctx.parents[0].candidate.params_json)
                                 : std::map<std::string, int64_t>{};

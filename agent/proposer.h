@@ -22,9 +22,13 @@ struct ScoredCandidate {
 struct ProposalContext {
   Shape shape;
   double read_bandwidth_gbps = 0;
-  std::vector<ScoredCandidate> parents;              // [0]: the main parent
-  std::vector<ScoredCandidate> top;                  // strong and diverse others
-  std::vector<EvaluationRecord> recent_failures;     // newest first
+  std::vector<ScoredCandidate> parents;           // [0]: the main parent
+  std::vector<ScoredCandidate> top;               // strong and diverse others
+  std::vector<EvaluationRecord> recent_failures;  // newest first
+  // Answers that produced no candidate (malformed, an edit that did not
+  // apply...), newest first: the next prompt says why, so a model does not
+  // repeat the same broken answer.
+  std::vector<AttemptRecord> recent_attempts;
   const std::set<std::string>* seen_keys = nullptr;  // candidates already in this run
   Rng* rng = nullptr;
 };

@@ -55,5 +55,64 @@ TEST(AnswerParserTest, RejectsMalformedAnswers) {
   EXPECT_FALSE(parse_model_answer(std::string(600 * 1024, 'x'), kParent, &src, &kind).ok());
 }
 
+// The ways real models answer that used to lose the kernel.
+TEST(AnswerParserTest, EditsWithIndentationDriftStillApply) {
+  // The SEARCH lines lost their indentation (and a blank line was added).
+  std::string answer =
+      "<<<<<<< SEARCH\nint a = 1;\n\nint b = 2;\n=======\n  int a = 5;\n  int b = 6;\n>>>>>>> "
+      "REPLACE\n";
+  std::string src, kind;
+  Status s = parse_model_answer(answer, kParent, &src, &kind);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(src, "/* kopt: {} */\nKOPT_KERNEL void gemv() {\n  int a = 5;\n  int b = 6;\n}\n");
+  // Still exactly once: a line that stands twice is ambiguous, and named.
+  const std::string twice = "/* kopt: {} */\nvoid f() {\n  x();\n}\nvoid g() {\n    x();\n}\n";
+  s = parse_model_answer("<<<<<<< SEARCH\n x();  \n=======\ny();\n>>>>>>> REPLACE\n", twice, &src,
+                         &kind);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("matches 2 places"), std::string::npos) << s.message();
+  s = parse_model_answer("<<<<<<< SEARCH\nnot there();\n=======\ny();\n>>>>>>> REPLACE\n", twice,
+                         &src, &kind);
+  EXPECT_NE(s.message().find("'not there();'"), std::string::npos) << s.message();
+}
+
+TEST(AnswerParserTest, AReasoningPreambleIsNotTheAnswer) {
+  std::string answer =
+      "<think>Maybe:\n<<<<<<< SEARCH\nnope\n=======\n>>>>>>> REPLACE\nor ```hip\nold\n```</think>\n"
+      "```hip\n/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() {}\n```\n";
+  std::string src, kind;
+  Status s = parse_model_answer(answer, kParent, &src, &kind);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(kind, "full");
+  EXPECT_EQ(src.find("nope"), std::string::npos);
+}
+
+TEST(AnswerParserTest, AContractInItsOwnJsonBlockIsJoinedToTheKernel) {
+  std::string answer =
+      "Contract:\n```json\n{\"name\": \"x\", \"launches\": [{\"kernel\": \"gemv\", \"grid\": [1], "
+      "\"block\": [32]}]}\n```\n"
+      "Kernel:\n```hip\nKOPT_KERNEL void gemv(const __half* x) {}\n```\n";
+  std::string src, kind;
+  Status s = parse_model_answer(answer, kParent, &src, &kind);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(kind, "full+contract-block");
+  EXPECT_EQ(src.rfind("/* kopt:\n{\"name\": \"x\"", 0), 0u) << src;
+  EXPECT_NE(src.find("KOPT_KERNEL void gemv(const __half* x) {}"), std::string::npos);
+}
+
+TEST(AnswerParserTest, AKernelWithoutItsContractTakesTheParents) {
+  std::string answer =
+      "Faster body:\n```cuda\nextern \"C\" __global__ void gemv() { /* new */ }\n```\n";
+  std::string src, kind;
+  Status s = parse_model_answer(answer, kParent, &src, &kind);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(kind, "full+parent-contract");
+  EXPECT_EQ(src.rfind("/* kopt: {} */\n", 0), 0u) << src;
+  EXPECT_NE(src.find("/* new */"), std::string::npos);
+  // Without a kernel in it, a block is still not an answer.
+  EXPECT_FALSE(
+      parse_model_answer("```\nint helper() { return 1; }\n```\n", kParent, &src, &kind).ok());
+}
+
 }  // namespace
 }  // namespace kopt

@@ -116,7 +116,7 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   std::vector<BestRow> best;
   ASSERT_TRUE(db->best("5120x256", "", 1, &best).ok());
   ASSERT_FALSE(best.empty());
-  EXPECT_EQ(best[0].candidate.name, "llm-full");
+  EXPECT_EQ(best[0].candidate.name, "fast");  // the contract's own name, the model's idea
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 1.0);
   EXPECT_EQ(best[0].candidate.model, "replay");
   EXPECT_NE(best[0].candidate.prompt.find("5120x256"), std::string::npos);  // the prompt is kept
@@ -142,6 +142,15 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   for (size_t i = 0; i < server.request_count(); ++i)
     saw_failure = saw_failure || server.request(i).find("first wrong index 0") != std::string::npos;
   EXPECT_TRUE(saw_failure);
+  // And the answers that could not be used, with the reason, so the model
+  // does not repeat them.
+  bool saw_parse_failure = false;
+  for (size_t i = 0; i < server.request_count(); ++i)
+    saw_parse_failure =
+        saw_parse_failure ||
+        server.request(i).find("your answer could not be used (replay): no code block") !=
+            std::string::npos;
+  EXPECT_TRUE(saw_parse_failure);
 }
 
 // A run killed with SIGKILL loses nothing already recorded and resumes.
