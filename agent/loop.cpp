@@ -121,6 +121,7 @@ Status OptimizationLoop::resume(int64_t run_id) {
 Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* ctx) {
   ctx->shape = shape_;
   ctx->read_bandwidth_gbps = device_.read_bandwidth_gbps;
+  ctx->device = device_;
   // The six fastest (the first is the parent), then for diversity the best
   // candidate of every other source name, all from one query.
   std::vector<BestRow> all;

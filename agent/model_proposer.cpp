@@ -6,6 +6,7 @@
 
 #include "agent/answer_parser.h"
 #include "sandbox/candidate.h"
+#include "sandbox/json_fields.h"
 
 namespace kopt {
 namespace embedded {
@@ -21,25 +22,42 @@ void replace_all(std::string* s, const std::string& from, const std::string& to)
     s->replace(pos, from.size(), to);
 }
 
+// One compact line: verdict, time, bandwidth, and the resources on the
+// measuring GPU (named by its architecture) and on gfx906.
 std::string describe_metrics(const std::optional<EvaluationRecord>& e) {
   if (!e) return "not evaluated yet";
   std::string s = e->verdict;
   if (e->median_us)
-    s += fmt::format(", {:.2f} us median (spread {:.1f}%), {:.0f} GB/s = {:.1f}% of read bandwidth",
-                     *e->median_us, e->spread_pct, e->gbps, 100 * e->fraction_of_read_bw);
+    s += fmt::format(", {:.2f} us (spread {:.1f}%), {:.1f}% of read bandwidth", *e->median_us,
+                     e->spread_pct, 100 * e->fraction_of_read_bw);
   nlohmann::json d = nlohmann::json::parse(e->details_json, nullptr, false);
   if (d.is_object()) {
-    if (d.contains("nvidia") && d["nvidia"].value("checked", false))
-      s += fmt::format("; sm_90: {} registers, {} B spills", d["nvidia"].value("registers", 0),
-                       d["nvidia"].value("local_bytes", 0));
-    if (d.contains("amd") && d["amd"].value("compiled", false))
-      s += fmt::format("; gfx906: {} VGPRs, {} SGPRs, {} B scratch, occupancy {}",
-                       d["amd"].value("vgprs", 0), d["amd"].value("sgprs", 0),
-                       d["amd"].value("scratch_bytes", 0), d["amd"].value("occupancy", 0));
-    else if (d.contains("amd"))
-      s += "; gfx906: " + d["amd"].value("note", std::string("not checked"));
+    const nlohmann::json device = get_or(d, "device", nlohmann::json::object());
+    const std::string arch = get_or(device, "arch", std::string("GPU"));
+    const nlohmann::json nv = get_or(d, "nvidia", nlohmann::json::object());
+    if (get_or(nv, "checked", false))
+      s += fmt::format("; {}: {} regs, {} B spills", arch, get_or(nv, "registers", 0),
+                       get_or(nv, "local_bytes", 0));
+    const nlohmann::json amd = get_or(d, "amd", nlohmann::json::object());
+    if (get_or(amd, "compiled", false))
+      s += fmt::format("; gfx906: {} VGPRs, {} B scratch, occupancy {}", get_or(amd, "vgprs", 0),
+                       get_or(amd, "scratch_bytes", 0), get_or(amd, "occupancy", 0));
+    else if (get_or(amd, "checked", false))
+      s += "; gfx906: does not build";
   }
   return s;
+}
+
+std::string describe_device(const DeviceInfo& d) {
+  if (d.name.empty()) return "unknown";
+  return fmt::format(
+      "{} ({}, {} multiprocessors, warp {}, {} MiB L2, {} KiB shared memory per block, measured "
+      "read bandwidth "
+      "{:.0f} GB/s). Candidates are verified and timed here; they are also compiled for gfx906 "
+      "(AMD, wave64, no "
+      "matrix cores), which must build without scratch.",
+      d.name, d.arch, d.multiprocessors, d.warp_size, d.l2_bytes >> 20, d.max_shared_bytes >> 10,
+      d.read_bandwidth_gbps);
 }
 
 }  // namespace
@@ -67,6 +85,7 @@ std::string render_prompt(const ProposalContext& ctx) {
   for (const auto& a : ctx.recent_attempts)
     failures += fmt::format("- your answer could not be used ({}): {}\n",
                             a.model.empty() ? a.proposer : a.model, a.message.substr(0, 400));
+  replace_all(&p, "{{device}}", describe_device(ctx.device));
   replace_all(&p, "{{shape}}", ctx.shape.name());
   replace_all(&p, "{{K}}", std::to_string(ctx.shape.K));
   replace_all(&p, "{{N}}", std::to_string(ctx.shape.N));

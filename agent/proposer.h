@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "sandbox/evaluation.h"
 #include "sandbox/problem.h"
 
 namespace kopt {
@@ -22,6 +23,7 @@ struct ScoredCandidate {
 struct ProposalContext {
   Shape shape;
   double read_bandwidth_gbps = 0;
+  DeviceInfo device;                              // the GPU that verifies and times every candidate
   std::vector<ScoredCandidate> parents;           // [0]: the main parent
   std::vector<ScoredCandidate> top;               // strong and diverse others
   std::vector<EvaluationRecord> recent_failures;  // newest first

@@ -151,6 +151,9 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
         server.request(i).find("your answer could not be used (replay): no code block") !=
             std::string::npos;
   EXPECT_TRUE(saw_parse_failure);
+  // The prompt names the device that times the candidates, not a fixed target.
+  EXPECT_NE(server.request(0).find("# The device\\nFake GPU"), std::string::npos)
+      << server.request(0).substr(0, 2000);
 }
 
 // A run killed with SIGKILL loses nothing already recorded and resumes.
