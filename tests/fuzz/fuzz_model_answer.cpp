@@ -9,6 +9,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   static const std::string parent = kopt::find_seed("vec")->source;
   std::string answer(reinterpret_cast<const char*>(data), size), source, kind;
   kopt::Status s = kopt::parse_model_answer(answer, parent, &source, &kind);
-  if (s.ok() && (source.empty() || (kind != "full" && kind != "edits"))) __builtin_trap();
+  const bool known_kind = kind == "full" || kind == "edits" || kind == "full+contract-block" ||
+                          kind == "full+parent-contract";
+  if (s.ok() && (source.empty() || !known_kind)) __builtin_trap();
   return 0;
 }
