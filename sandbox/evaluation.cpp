@@ -1,5 +1,7 @@
 #include "sandbox/evaluation.h"
 
+#include <cmath>
+
 #include "sandbox/json_fields.h"
 
 namespace kopt {
@@ -187,8 +189,12 @@ EvalResult eval_result_from_json(const json& j) {
   r.candidate_key = get_or<std::string>(j, "candidate_key", "");
   r.dataset = get_or<std::string>(j, "dataset", "");
   r.first_bad_index = get_or<int64_t>(j, "first_bad_index", -1);
-  r.expected = get_or(j, "expected", 0.0);
-  r.got = get_or(j, "got", 0.0);
+  // JSON has no NaN: a NaN (the poison a kernel left) travels as null.
+  auto number_or_nan = [&](const char* key) {
+    return j.contains(key) && j[key].is_null() ? std::nan("") : get_or(j, key, 0.0);
+  };
+  r.expected = number_or_nan("expected");
+  r.got = number_or_nan("got");
   r.max_abs_error = get_or(j, "max_abs_error", 0.0);
   if (j.contains("timing") && j["timing"].is_object()) r.timing = timing_from_json(j["timing"]);
   if (j.contains("nvidia") && j["nvidia"].is_object()) {

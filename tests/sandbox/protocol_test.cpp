@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sandbox/evaluation.h"
 
 namespace kopt {
@@ -81,6 +83,9 @@ TEST(ProtocolTest, EvalResultRoundTripsAndToleratesJunk) {
   ASSERT_TRUE(back.timing.has_value());
   EXPECT_DOUBLE_EQ(back.timing->median_us, 12.5);
   EXPECT_EQ(back.amd.vgprs, 40);
+  // A NaN the kernel left (the poison) survives the trip as NaN, not 0.
+  r.got = std::nan("");
+  EXPECT_TRUE(std::isnan(eval_result_from_json(nlohmann::json::parse(to_json(r).dump())).got));
   EXPECT_EQ(eval_result_from_json(nlohmann::json::array()).verdict, Verdict::kInternalError);
   EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "great"}}).verdict,
             Verdict::kInternalError);
