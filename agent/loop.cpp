@@ -29,6 +29,11 @@ std::map<std::string, int64_t> declared_params(const std::string& source,
   return out;
 }
 
+// Code and parameters, comments and white space aside.
+std::string code_key(const std::string& source, const std::string& params_json) {
+  return normalized_source(source) + "\n" + params_json;
+}
+
 }  // namespace
 
 EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id, int64_t run_id,
@@ -202,7 +207,11 @@ Status OptimizationLoop::run(RunRecord* run) {
   std::vector<CandidateRecord> existing;
   KOPT_RETURN_IF_ERROR(db_->candidates_of_run(run->id, &existing));
   seen_.clear();
-  for (const auto& c : existing) seen_.insert(c.key);
+  seen_code_.clear();
+  for (const auto& c : existing) {
+    seen_.insert(c.key);
+    seen_code_.emplace(code_key(c.source, c.params_json), c.id);
+  }
   std::vector<CandidateRecord> pending;
   KOPT_RETURN_IF_ERROR(db_->unevaluated_candidates(run->id, &pending));
   evaluated_ = static_cast<int64_t>(existing.size() - pending.size());
@@ -351,8 +360,18 @@ Status OptimizationLoop::run(RunRecord* run) {
                                             proposal.prompt, proposal.answer));
         continue;
       }
+      const std::string code = code_key(c.source, c.params_json);
+      if (auto same = seen_code_.find(code); same != seen_code_.end()) {
+        KOPT_RETURN_IF_ERROR(record_attempt(
+            "duplicate",
+            "the same code as candidate " + std::to_string(same->second) +
+                " once comments and white space are set aside: change what the kernel does",
+            proposal.prompt, proposal.answer));
+        continue;
+      }
       seen_.insert(c.key);
       KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
+      seen_code_.emplace(code, c.id);
       Status s = evaluate_and_record(run, &c);
       if (!s.ok()) {
         finish("failed");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,10 @@ class OptimizationLoop {
   DeviceInfo device_;
   Shape shape_;
   std::set<std::string> seen_;
+  // Normalised source and parameters (sandbox/candidate.h) -> the candidate
+  // that has them: a child differing only in comments or white space is not
+  // evaluated again.
+  std::map<std::string, int64_t> seen_code_;
   int64_t evaluated_ = 0;
   std::string stop_reason_;
   std::string last_line_;

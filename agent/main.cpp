@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--budget", demo_budget, "candidates (default 12)")
       ->check(CLI::Range(1, 1000));
   demo_cmd->add_option("--db", demo.db_path, "database file (default kopt-demo.db)");
+  uint64_t demo_seed = 0;
+  auto* demo_seed_opt =
+      demo_cmd->add_option("--seed", demo_seed, "seed for every random choice (repeats the run)");
 
   kopt::DbCommand dbc;
   auto* db_cmd = app.add_subcommand("db", "Browse the candidate database");
@@ -217,6 +220,7 @@ int main(int argc, char** argv) {
   if (*report_cmd) return kopt::run_report(report);
   if (*demo_cmd) {
     demo.budget = demo_budget;
+    if (*demo_seed_opt) demo.seed = demo_seed;
     return kopt::run_demo(demo);
   }
   if (*export_cmd) return kopt::run_export(exp);

@@ -292,4 +292,41 @@ std::string candidate_key(const Candidate& c) {
   return buf;
 }
 
+std::string normalized_source(const std::string& source) {
+  std::string out;
+  out.reserve(source.size());
+  bool pending_space = false;
+  auto emit = [&](char c) {
+    if (pending_space && !out.empty()) out += ' ';
+    pending_space = false;
+    out += c;
+  };
+  for (size_t i = 0; i < source.size(); ++i) {
+    const char c = source[i], next = i + 1 < source.size() ? source[i + 1] : '\0';
+    if (c == '/' && next == '/') {
+      while (i < source.size() && source[i] != '\n') ++i;
+      pending_space = true;
+    } else if (c == '/' && next == '*') {
+      const size_t end = source.find("*/", i + 2);
+      const size_t stop = end == std::string::npos ? source.size() : end + 2;
+      if (source.compare(i, 8, "/* kopt:") == 0)
+        for (size_t j = i; j < stop; ++j) emit(source[j]);  // the contract stays, verbatim
+      i = stop - 1;
+      pending_space = true;
+    } else if (c == '"' || c == '\'') {
+      emit(c);
+      for (++i; i < source.size() && source[i] != c; ++i) {
+        out += source[i];
+        if (source[i] == '\\' && i + 1 < source.size()) out += source[++i];
+      }
+      if (i < source.size()) out += c;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      pending_space = true;
+    } else {
+      emit(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace kopt

@@ -107,4 +107,10 @@ std::vector<std::string> parameter_defines(const Candidate& candidate);
 // A short stable identity of source + parameter values (hex of a 64-bit hash).
 std::string candidate_key(const Candidate& candidate);
 
+// The source as code only: comments removed (the /* kopt: */ contract kept,
+// since it decides how the kernel runs), string literals kept, every run of
+// white space one space. Two sources equal here compile to the same kernel,
+// so a child equal to an evaluated one needs no evaluation of its own.
+std::string normalized_source(const std::string& source);
+
 }  // namespace kopt

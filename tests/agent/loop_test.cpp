@@ -83,7 +83,10 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   std::string fast = find_seed("naive")->source;
   fast.replace(fast.find("\"name\": \"naive\""), 15, "\"name\": \"fast\"");
   fast += "\n// FAST_KERNEL\n";
-  std::string broken = find_seed("naive")->source + "\n// BROKEN_KERNEL\n";
+  // (A code line, not only the comment the fake evaluator reads: a
+  // comment-only change is the naive seed again and is not evaluated.)
+  std::string broken = find_seed("naive")->source +
+                       "\n// BROKEN_KERNEL\nKOPT_INLINE int broken_marker() { return 1; }\n";
   test::ReplayServer server({
       {200, test::chat_body("I would use more threads.")},
       {200, test::chat_body("```hip\n/* kopt: {\"launches\": [", "length")},
@@ -92,6 +95,8 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
       {200,
        test::chat_body("<<<<<<< SEARCH\nthis line is not there\n=======\nx\n>>>>>>> REPLACE\n")},
       {200, test::chat_body("Faster, because X.\n```hip\n" + fast + "```\n")},
+      // The fast kernel again, with only a comment and spacing changed: not evaluated again.
+      {200, test::chat_body("```hip\n" + fast + "\n// tidier\n  \n```\n")},
   });
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(test::temp_path("model"), &db).ok());
@@ -107,7 +112,8 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
        1.0});
   LoopOptions o;
   o.budget = static_cast<int64_t>(builtin_seeds().size()) +
-             2;  // the seeds, the broken kernel, the fast one
+             3;  // the seeds, the broken kernel, the fast one, and room for the duplicate (never
+                 // evaluated)
   o.batch = 2;
   o.seed = 1;
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
@@ -128,6 +134,10 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   for (const auto& a : attempts) kinds.insert(a.kind);
   EXPECT_TRUE(kinds.count("malformed_answer"));
   EXPECT_TRUE(kinds.count("model_error"));
+  bool same_code = false;
+  for (const auto& a : attempts)
+    same_code = same_code || a.message.find("once comments and white space") != std::string::npos;
+  EXPECT_TRUE(same_code) << "a comment-only change was evaluated again";
   std::vector<EvaluationRecord> failed;
   ASSERT_TRUE(db->failed_evaluations(run_id, 20, &failed).ok());
   ASSERT_EQ(failed.size(), 1u);

@@ -13,7 +13,8 @@ fi
 rm -rf "$out" && mkdir -p "$out"
 # The fixture: a short run on the host fake (seeds, mutator children, an
 # unsupported shape or two), then the report of it.
-"$build/kopt" demo --budget 10 --db "$out/fixture.db" > "$out/demo.log" 2>&1
+# Seed 5 is one whose best kernel has a parent, so the lineage has a diff.
+"$build/kopt" demo --budget 12 --seed 5 --db "$out/fixture.db" > "$out/demo.log" 2>&1
 "$build/kopt" report --db "$out/fixture.db" --out "$out/report"
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
        --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$out/profile"

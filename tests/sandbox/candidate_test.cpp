@@ -162,5 +162,25 @@ TEST(CandidateTest, EverySeedPlansEveryContestShape) {
   }
 }
 
+TEST(CandidateTest, NormalizedSourceIgnoresCommentsAndWhiteSpaceButNotCodeOrContract) {
+  const std::string a =
+      "/* kopt: {\"launches\": []} */\n// fast\nKOPT_KERNEL void k() {\n  int x = 1;  /* note "
+      "*/\n}\n";
+  const std::string b = "/* kopt: {\"launches\": []} */\nKOPT_KERNEL   void k() { int x = 1; }\n";
+  EXPECT_EQ(normalized_source(a), normalized_source(b));
+  // A different contract, code or string literal is a different kernel.
+  EXPECT_NE(
+      normalized_source(a),
+      normalized_source("/* kopt: {\"launches\": [1]} */\nKOPT_KERNEL void k() { int x = 1; }\n"));
+  EXPECT_NE(
+      normalized_source(a),
+      normalized_source("/* kopt: {\"launches\": []} */\nKOPT_KERNEL void k() { int x = 2; }\n"));
+  EXPECT_NE(normalized_source("const char* s = \"a  b\";"),
+            normalized_source("const char* s = \"a b\";"));
+  EXPECT_EQ(normalized_source("a // \"not a string\nb"), normalized_source("a b"));
+  // Tokens that white space separated stay separated.
+  EXPECT_NE(normalized_source("int x;"), normalized_source("intx;"));
+}
+
 }  // namespace
 }  // namespace kopt
