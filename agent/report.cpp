@@ -57,28 +57,6 @@ std::string proposer_of(const CandidateRecord& c) {
   return c.proposer == "llm" && !c.model.empty() ? c.model : c.proposer;
 }
 
-// What a step changed: for a parameter move, the parameters that differ;
-// otherwise the contract's description (a model's idea) or its name.
-std::string idea_of(const CandidateRecord& c, const CandidateRecord* parent) {
-  if (c.proposer == "seed") return "seed";
-  if (parent && parent->source == c.source) {
-    const auto a = nlohmann::json::parse(parent->params_json, nullptr, false);
-    const auto b = nlohmann::json::parse(c.params_json, nullptr, false);
-    std::string moves;
-    if (a.is_object() && b.is_object())
-      for (auto it = b.begin(); it != b.end(); ++it)
-        if (!a.contains(it.key()) || a[it.key()] != it.value())
-          moves += (moves.empty() ? "" : ", ") + it.key() + " " +
-                   (a.contains(it.key()) ? a[it.key()].dump() : "default") + " → " +
-                   it.value().dump();
-    return moves.empty() ? "same source and parameters" : "parameters: " + moves;
-  }
-  Candidate parsed;
-  if (parse_candidate(c.source, {}, &parsed).ok() && !parsed.spec.description.empty())
-    return parsed.spec.name + ": " + parsed.spec.description;
-  return "new source (" + c.name + ")";
-}
-
 double read_bandwidth_of(const EvaluationRecord& e) {
   return e.fraction_of_read_bw > 0 ? e.gbps / e.fraction_of_read_bw : 0;
 }
@@ -103,6 +81,73 @@ svg .line { fill: none; stroke-width: 2; }
 )";
 
 }  // namespace
+
+namespace {
+
+// The first sentence of an answer's prose (outside code blocks and edits):
+// the one-line summary the prompt asks every model for.
+std::string first_sentence(const std::string& answer) {
+  std::string prose;
+  bool in_code = false, in_edit = false;
+  for (const auto& line : lines_of(answer)) {
+    if (line.rfind("```", 0) == 0) {
+      in_code = !in_code;
+      continue;
+    }
+    if (line.rfind("<<<<<<<", 0) == 0) in_edit = true;
+    if (line.rfind(">>>>>>>", 0) == 0) {
+      in_edit = false;
+      continue;
+    }
+    if (in_code || in_edit) continue;
+    if (line.find_first_not_of(" \t") == std::string::npos) {
+      if (!prose.empty()) break;
+      continue;
+    }
+    prose += (prose.empty() ? "" : " ") + line.substr(line.find_first_not_of(" \t"));
+  }
+  const size_t end = prose.find(". ");
+  prose = prose.substr(0, end == std::string::npos ? prose.size() : end + 1);
+  return prose.size() > 240 ? prose.substr(0, 237) + "..." : prose;
+}
+
+}  // namespace
+
+std::string candidate_idea(const CandidateRecord& c, const CandidateRecord* parent) {
+  if (c.proposer == "seed") return "seed";
+  if (parent && parent->source == c.source) {
+    // Both sides with the contract's defaults filled in, so "{}" and an
+    // explicit default compare equal.
+    auto effective = [&](const std::string& params_json) {
+      std::map<std::string, int64_t> values;
+      Candidate parsed;
+      if (parse_candidate(c.source, {}, &parsed).ok())
+        for (const auto& p : parsed.spec.params) values[p.name] = p.default_value;
+      const auto j = nlohmann::json::parse(params_json, nullptr, false);
+      if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it)
+          if (it.value().is_number_integer()) values[it.key()] = it.value().get<int64_t>();
+      return values;
+    };
+    const auto a = effective(parent->params_json), b = effective(c.params_json);
+    std::string moves;
+    for (const auto& [name, value] : b) {
+      auto before = a.find(name);
+      if (before == a.end() || before->second != value)
+        moves += (moves.empty() ? "" : ", ") + name + " " +
+                 (before == a.end() ? std::string("-") : std::to_string(before->second)) + " → " +
+                 std::to_string(value);
+    }
+    return moves.empty() ? "same source and parameters" : "parameters: " + moves;
+  }
+  std::string idea;
+  Candidate parsed;
+  if (parse_candidate(c.source, {}, &parsed).ok() && !parsed.spec.description.empty())
+    idea = parsed.spec.name + ": " + parsed.spec.description;
+  const std::string said = first_sentence(c.answer);
+  if (!said.empty()) idea += (idea.empty() ? "" : " — ") + said;
+  return idea.empty() ? "new source (" + c.name + ")" : idea;
+}
 
 std::string unified_diff(const std::string& a, const std::string& b) {
   dtl::Diff<std::string> diff(lines_of(a), lines_of(b));
@@ -368,7 +413,8 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
           "<code>{3}</code></td><td>{4}</td><td>{5}</td>"
           "<td class=\"num\">{6}</td><td class=\"num\">{7}</td><td>{8}</td></tr>\n",
           c.id, i + 1, html_escape(c.name), html_escape(c.params_json), html_escape(proposer_of(c)),
-          html_escape(idea_of(c, parent)), us ? fmt::format("{:.2f}", *us) : "—", gain, diff_cell);
+          html_escape(candidate_idea(c, parent)), us ? fmt::format("{:.2f}", *us) : "—", gain,
+          diff_cell);
       parent_us = us;
       parent = &chain[i];
     }

@@ -257,6 +257,9 @@ int db_show(Database& db, int64_t id, bool full) {
       "{}\nkey: {}\ncreated: {}\n",
       c.id, c.run_id, c.generation, c.name, c.proposer, c.model.empty() ? "" : " (" + c.model + ")",
       parents.empty() ? "none" : parents, c.params_json, c.key, c.created_at);
+  CandidateRecord parent;
+  const bool has_parent = !c.parents.empty() && db.get_candidate(c.parents[0], &parent).ok();
+  fmt::print("idea: {}\n", candidate_idea(c, has_parent ? &parent : nullptr));
   std::vector<EvaluationRecord> evals;
   db.evaluations_of(c.id, &evals);
   for (const auto& e : evals) {
@@ -313,6 +316,9 @@ int db_lineage(Database& db, int64_t id) {
     fmt::print("{}{} {} {} [{}] {}\n", std::string(2 * i, ' '), i ? "<- " : "", chain[i].id,
                chain[i].name, chain[i].proposer,
                chain[i].params_json + " " + verdict_summary(evals));
+    // The chain runs newest first: a step's parent is the next entry.
+    fmt::print("{}   idea: {}\n", std::string(2 * i, ' '),
+               candidate_idea(chain[i], i + 1 < chain.size() ? &chain[i + 1] : nullptr));
   }
   return kExitOk;
 }

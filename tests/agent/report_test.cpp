@@ -97,7 +97,8 @@ TEST_F(ReportTest, HasEverySectionAndItsPlots) {
   EXPECT_EQ(count(html, "class=\"kopt-plot\""), 3u);
   EXPECT_NE(html.find("6.00"), std::string::npos);   // the best, 6 µs
   EXPECT_NE(html.find("1.67×"), std::string::npos);  // best seed 10 µs / 6 µs
-  EXPECT_NE(html.find("parameters: R default → 2"), std::string::npos) << "the mutator step's idea";
+  EXPECT_NE(html.find("parameters: R 1 → 2"), std::string::npos)
+      << "the mutator step's idea (default 1)";
   EXPECT_NE(html.find("tiled: x in registers, &lt;b&gt;bold&lt;/b&gt; idea"), std::string::npos)
       << "the model's idea";
   EXPECT_NE(html.find("1.250×"), std::string::npos);  // 10 -> 8
@@ -135,6 +136,29 @@ TEST_F(ReportTest, FiltersByRunAndShape) {
   ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {"4096x4096"}, "now"}, &html).ok());
   EXPECT_NE(html.find("0 run(s)"), std::string::npos);
   EXPECT_FALSE(build_report(*db, ReportOptions{"test.db", 0, {"abc"}, "now"}, &html).ok());
+}
+
+// The idea shown by the report and by kopt db show/lineage.
+TEST(CandidateIdeaTest, ParameterMovesOrTheContractAndTheModelsSentence) {
+  CandidateRecord parent, moved, model;
+  parent.proposer = "seed";
+  parent.source =
+      R"(/* kopt: {"name": "k", "launches": [{"kernel": "g", "grid": [1], "block": [1]}],
+    "params": {"A": {"values": [1, 2], "default": 1}, "B": {"values": [3, 4], "default": 3}}} */)";
+  parent.params_json = "{}";
+  moved = parent;
+  moved.proposer = "mutator";
+  moved.params_json = R"({"A":1,"B":4})";
+  EXPECT_EQ(candidate_idea(parent, nullptr), "seed");
+  EXPECT_EQ(candidate_idea(moved, &parent), "parameters: B 3 → 4");
+  model.proposer = "llm";
+  model.source = R"(/* kopt: {"name": "wide", "description": "two columns per lane",
+    "launches": [{"kernel": "g", "grid": [1], "block": [1]}]} */)";
+  model.answer =
+      "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n\nLoads are now 16 bytes wide. So fewer "
+      "requests.\n";
+  EXPECT_EQ(candidate_idea(model, &parent),
+            "wide: two columns per lane — Loads are now 16 bytes wide.");
 }
 
 TEST(SvgPlotTest, DrawsSeriesAndReferenceLinesAndSaysWhenEmpty) {
