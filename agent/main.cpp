@@ -107,6 +107,9 @@ int main(int argc, char** argv) {
       run_cmd->add_option("--trials", run_trials, "verification rounds per candidate")
           ->check(CLI::Range(1, 100));
   run_cmd->add_flag("--no-mutator", run.no_mutator, "only the named models propose");
+  run_cmd->add_option(
+      "--prompts", run.prompts_dir,
+      "folder with system.txt, user.txt, contract.txt to use instead of the built-in prompts");
 
   kopt::RunCommand demo;
   int64_t demo_budget = 12;

@@ -1,8 +1,12 @@
 #include "agent/model_proposer.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "agent/answer_parser.h"
 #include "sandbox/candidate.h"
@@ -64,8 +68,32 @@ std::string describe_device(const DeviceInfo& d) {
 
 std::string system_prompt() { return embedded::kPromptSystem; }
 
-std::string render_prompt(const ProposalContext& ctx) {
-  std::string p = embedded::kPromptUser;
+PromptTemplates PromptTemplates::builtin() {
+  return {embedded::kPromptSystem, embedded::kPromptUser, embedded::kPromptContract};
+}
+
+Status PromptTemplates::from_directory(const std::string& dir, PromptTemplates* out) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status::error("no prompt folder " + dir);
+  PromptTemplates t = builtin();
+  for (auto [name, slot] : {std::pair<const char*, std::string*>{"system.txt", &t.system},
+                            {"user.txt", &t.user},
+                            {"contract.txt", &t.contract}}) {
+    const std::string path = dir + "/" + name;
+    if (access(path.c_str(), F_OK) != 0) continue;
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream text;
+    text << f.rdbuf();
+    if (!f) return Status::error("cannot read " + path);
+    *slot = text.str();
+  }
+  *out = std::move(t);
+  return Status();
+}
+
+std::string render_prompt(const ProposalContext& ctx, const PromptTemplates& templates) {
+  std::string p = templates.user;
   const ScoredCandidate* parent = ctx.parents.empty() ? nullptr : &ctx.parents[0];
   double floor_us = ctx.read_bandwidth_gbps > 0 ? static_cast<double>(shape_bytes(ctx.shape)) /
                                                       (ctx.read_bandwidth_gbps * 1e3)
@@ -93,7 +121,7 @@ std::string render_prompt(const ProposalContext& ctx) {
   replace_all(&p, "{{bytes}}", std::to_string(shape_bytes(ctx.shape)));
   replace_all(&p, "{{read_bw}}", fmt::format("{:.0f}", ctx.read_bandwidth_gbps));
   replace_all(&p, "{{floor_us}}", fmt::format("{:.2f}", floor_us));
-  replace_all(&p, "{{contract}}", embedded::kPromptContract);
+  replace_all(&p, "{{contract}}", templates.contract);
   replace_all(&p, "{{parent_name}}",
               parent ? parent->candidate.name + " " + parent->candidate.params_json : "none");
   replace_all(&p, "{{parent_metrics}}", parent ? describe_metrics(parent->evaluation) : "none");
@@ -105,11 +133,12 @@ std::string render_prompt(const ProposalContext& ctx) {
 }
 
 ModelProposer::ModelProposer(std::string name, std::unique_ptr<ChatClient> client, double price_in,
-                             double price_out)
+                             double price_out, PromptTemplates templates)
     : name_(std::move(name)),
       client_(std::move(client)),
       price_in_(price_in),
-      price_out_(price_out) {}
+      price_out_(price_out),
+      templates_(std::move(templates)) {}
 
 bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalFailure* failure) {
   if (ctx.parents.empty()) {
@@ -117,9 +146,9 @@ bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalF
     failure->message = "no parent to show the model";
     return false;
   }
-  const std::string prompt = render_prompt(ctx);
+  const std::string prompt = render_prompt(ctx, templates_);
   ChatReply reply;
-  Status s = client_->complete({{"system", system_prompt()}, {"user", prompt}}, &reply);
+  Status s = client_->complete({{"system", templates_.system}, {"user", prompt}}, &reply);
   const int64_t tokens = reply.prompt_tokens + reply.completion_tokens;
   const double cost = (static_cast<double>(reply.prompt_tokens) * price_in_ +
                        static_cast<double>(reply.completion_tokens) * price_out_) /

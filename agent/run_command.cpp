@@ -91,6 +91,10 @@ int run_optimize(const RunCommand& cmd) {
   std::vector<WeightedProposer> proposers;
   if (!cmd.no_mutator && config.mutator_weight > 0)
     proposers.push_back({std::make_unique<ParameterMutator>(), config.mutator_weight});
+  PromptTemplates templates = PromptTemplates::builtin();
+  if (!cmd.prompts_dir.empty() &&
+      !(s = PromptTemplates::from_directory(cmd.prompts_dir, &templates)).ok())
+    return fail("run", s.message(), kExitUsage);
   for (const auto& name : cmd.models) {
     auto it = std::find_if(config.models.begin(), config.models.end(),
                            [&](const ModelConfig& m) { return m.name == name; });
@@ -105,10 +109,10 @@ int run_optimize(const RunCommand& cmd) {
     o.max_tokens = it->max_tokens;
     o.timeout_s = it->timeout_s;
     o.retries = it->retries;
-    proposers.push_back(
-        {std::make_unique<ModelProposer>(it->name, std::make_unique<HttpChatClient>(o),
-                                         it->price_per_million_input, it->price_per_million_output),
-         it->weight});
+    proposers.push_back({std::make_unique<ModelProposer>(
+                             it->name, std::make_unique<HttpChatClient>(o),
+                             it->price_per_million_input, it->price_per_million_output, templates),
+                         it->weight});
   }
   if (proposers.empty())
     return fail("run", "no proposer: enable the mutator or name a model with --model", kExitUsage);

@@ -148,6 +148,9 @@ TEST(CliTest, VersionUnknownCommandsAndValidation) {
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("512x1024/g7"), std::string::npos) << o.output;
   EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--trials", "0"}).code, kExitUsage);
+  o = kopt_cli({"run", "--shape", "5120x256", "--prompts", "/nonexistent/prompts"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("no prompt folder /nonexistent/prompts"), std::string::npos) << o.output;
 }
 
 // Without a GPU, everything that needs none is still checked and reported.

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include "agent/model_proposer.h"
 #include "seeds/seeds.h"
@@ -164,6 +167,23 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   // The prompt names the device that times the candidates, not a fixed target.
   EXPECT_NE(server.request(0).find("# The device\\nFake GPU"), std::string::npos)
       << server.request(0).substr(0, 2000);
+}
+
+// Prompt templates from a folder replace the built-in ones file by file.
+TEST(LoopTest, PromptTemplatesComeFromAFolder) {
+  const std::string dir = test::temp_path("prompts");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  std::ofstream(dir + "/user.txt") << "CUSTOM {{shape}} on {{device}}\n{{contract}}";
+  PromptTemplates t;
+  ASSERT_TRUE(PromptTemplates::from_directory(dir, &t).ok());
+  EXPECT_EQ(t.system, PromptTemplates::builtin().system);  // not in the folder: built-in
+  ProposalContext ctx;
+  ctx.shape = Shape{5120, 256, 64};
+  ctx.device.name = "Fake GPU";
+  const std::string prompt = render_prompt(ctx, t);
+  EXPECT_EQ(prompt.rfind("CUSTOM 5120x256 on Fake GPU", 0), 0u) << prompt.substr(0, 200);
+  EXPECT_NE(prompt.find(PromptTemplates::builtin().contract.substr(0, 40)), std::string::npos);
+  EXPECT_FALSE(PromptTemplates::from_directory(dir + "/missing", &t).ok());
 }
 
 // A run killed with SIGKILL loses nothing already recorded and resumes.
