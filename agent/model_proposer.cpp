@@ -66,8 +66,6 @@ std::string describe_device(const DeviceInfo& d) {
 
 }  // namespace
 
-std::string system_prompt() { return embedded::kPromptSystem; }
-
 PromptTemplates PromptTemplates::builtin() {
   return {embedded::kPromptSystem, embedded::kPromptUser, embedded::kPromptContract};
 }

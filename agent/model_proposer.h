@@ -41,6 +41,5 @@ class ModelProposer : public Proposer {
 // The user prompt for a context (exposed for tests and `kopt db show`).
 std::string render_prompt(const ProposalContext& context,
                           const PromptTemplates& templates = PromptTemplates::builtin());
-std::string system_prompt();
 
 }  // namespace kopt

@@ -272,19 +272,14 @@ EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& s
   return result;
 }
 
-EvalResult check_without_device(const EvalRequest& req, const std::string& why) {
-  EvalResult result;
-  result.shape = req.shape.name();
+namespace {
+
+// Every check that needs no GPU, for the platform's tuning target (the one
+// every contest kernel is tuned for). False with the verdict in `result`.
+bool compile_without_device(const EvalRequest& req, CompiledCandidate* cc, EvalResult& result,
+                            const StageCallback& stage, std::string* arch_out) {
   Status s = validate_shape(req.shape);
-  if (!s.ok()) {
-    fail(result, Verdict::kContractError, s.message());
-    return result;
-  }
-  if (!req.baseline.empty()) {
-    fail(result, Verdict::kNoDevice, why);
-    return result;
-  }
-  // The target every contest kernel is tuned for on this platform.
+  if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
 #if defined(KOPT_PLATFORM_NVIDIA)
   const std::string arch = "sm_90";
   const DeviceLimits limits{32, 132, 1024, 48 * 1024};
@@ -294,10 +289,26 @@ EvalResult check_without_device(const EvalRequest& req, const std::string& why) 
   const DeviceLimits limits{64, 60, 1024, 64 * 1024};
   const std::vector<std::string> options = rtc_target_options("gfx906", 64);
 #endif
-  CompiledCandidate cc;
-  if (!compile_candidate(req, limits, options, arch, &cc, result,
-                         [&](const std::string& st) { result.stage = st; }))
+  *arch_out = arch;
+  return compile_candidate(req, limits, options, arch, cc, result, [&](const std::string& st) {
+    result.stage = st;
+    if (stage) stage(st);
+  });
+}
+
+}  // namespace
+
+EvalResult check_without_device(const EvalRequest& req, const std::string& why) {
+  EvalResult result;
+  result.shape = req.shape.name();
+  if (!req.baseline.empty()) {
+    Status s = validate_shape(req.shape);
+    fail(result, s.ok() ? Verdict::kNoDevice : Verdict::kContractError, s.ok() ? why : s.message());
     return result;
+  }
+  CompiledCandidate cc;
+  std::string arch;
+  if (!compile_without_device(req, &cc, result, nullptr, &arch)) return result;
   fail(result, Verdict::kNoDevice,
        why + " (the contract, static checks and compilation for " + arch +
            " passed; nothing was run)");
@@ -317,16 +328,15 @@ HostDeviceOptions host_demo_options() {
 DeviceInfo host_demo_device() { return HostDevice(host_demo_options()).info(); }
 
 EvalResult evaluate_on_host_demo(const EvalRequest& req, const StageCallback& stage) {
-  EvalResult result = check_without_device(req, "");
-  if (result.verdict != Verdict::kNoDevice) return result;
-  Candidate candidate;
-  LaunchPlan plan;
-  (void)parse_candidate(req.source, req.params, &candidate);  // parsed and planned above already
-  (void)plan_launches(candidate, req.shape, DeviceLimits{}, &plan);
+  EvalResult result;
+  result.shape = req.shape.name();
+  CompiledCandidate cc;
+  std::string arch;
+  if (!compile_without_device(req, &cc, result, stage, &arch)) return result;
   // A modelled fraction of the read bandwidth between 30% and 70%, fixed
   // per source and parameters, so the search has something to climb.
   // (FNV keys of close variants share their high bits: mixed first.)
-  Rng mix(std::stoull(candidate_key(candidate), nullptr, 16));
+  Rng mix(std::stoull(result.candidate_key, nullptr, 16));
   const double fraction = 0.3 + 0.4 * mix.uniform(0, 1);
   HostDevice device(host_demo_options());
   HostProgram program;
@@ -336,15 +346,12 @@ EvalResult evaluate_on_host_demo(const EvalRequest& req, const StageCallback& st
     l.cost_us = modelled_time_us(l.shape, bw, fraction);
   };
   program.traits.workspace_bytes =
-      std::max<size_t>(kMinWorkspaceBytes, static_cast<size_t>(plan.workspace_bytes));
+      std::max<size_t>(kMinWorkspaceBytes, static_cast<size_t>(cc.plan.workspace_bytes));
   device.load(program, req.shape);
   EvalRequest demo = req;
   demo.repetitions = std::min(demo.repetitions, 2);
   demo.time_batches = 1;
   demo.working_set_l2_multiple = 1;  // keep the host rotation small
-  result = EvalResult();
-  result.shape = req.shape.name();
-  result.candidate_key = candidate_key(candidate);
   ScreenContext ctx{device, demo, program.traits, result, stage};
   if (run_screens(ctx))
     result.message = "[host demo: kernel simulated, time modelled] " + result.message;

@@ -7,6 +7,7 @@
 #include "sandbox/gpu_api.h"
 #include "sandbox/prelude.h"
 #include "sandbox/rtc.h"
+#include "sandbox/verification.h"
 
 namespace kopt {
 
@@ -88,12 +89,6 @@ bool is_fault_code(int code) {
   return code == hipErrorLaunchFailure || code == hipErrorIllegalAddress ||
          code == hipErrorAssert || code == hipErrorLaunchTimeOut || code == hipErrorUnknown;
 #endif
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
 }
 
 // kopt's trusted kernels. kopt_random_x is random_x_value (sandbox/device.h)
@@ -261,9 +256,17 @@ struct GpuDevice::Impl {
   DeviceArray trusted_x, tables, stats, refs, digest_out;
   std::map<BufferId, int> trusted_slot_of;
 
-  ~Impl() {
+  // Forgets the recorded sequence (and its graph).
+  void drop_sequence() {
     if (exec) (void)hipGraphExecDestroy(exec);
     if (graph) (void)hipGraphDestroy(graph);
+    exec = nullptr;
+    graph = nullptr;
+    graph_ok = false;
+    sequence.clear();
+  }
+  ~Impl() {
+    drop_sequence();
     if (start) (void)hipEventDestroy(start);
     if (stop) (void)hipEventDestroy(stop);
     buffers.clear();
@@ -335,12 +338,7 @@ std::unique_ptr<GpuDevice> GpuDevice::create(std::string* error) {
 void GpuDevice::set_call(CallFn call, RelayoutFn relayout) {
   // A recorded sequence launches the previous call's kernels: it goes before
   // their module is unloaded.
-  if (impl_->exec) (void)hipGraphExecDestroy(impl_->exec);
-  if (impl_->graph) (void)hipGraphDestroy(impl_->graph);
-  impl_->exec = nullptr;
-  impl_->graph = nullptr;
-  impl_->graph_ok = false;
-  impl_->sequence.clear();
+  impl_->drop_sequence();
   impl_->call = std::move(call);
   impl_->relayout = std::move(relayout);
 }
@@ -503,10 +501,7 @@ Status GpuDevice::synchronize() {
 
 Status GpuDevice::prepare_sequence(const std::vector<CallBuffers>& calls, std::string* method) {
   Impl& im = *impl_;
-  if (im.exec) (void)hipGraphExecDestroy(im.exec);
-  if (im.graph) (void)hipGraphDestroy(im.graph);
-  im.exec = nullptr;
-  im.graph = nullptr;
+  im.drop_sequence();
   im.sequence = calls;
   im.graph_ok = hipStreamBeginCapture(im.stream, hipStreamCaptureModeThreadLocal) == hipSuccess;
   if (im.graph_ok) {

@@ -23,12 +23,6 @@ constexpr double kWarmupSeconds = 0.05;
 // At least this many timed calls per replay, each with its own x and y.
 constexpr size_t kMinCallsPerReplay = 64;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
-
 // Owns device buffers for one screen and frees them on every path out.
 class Buffers {
  public:
@@ -54,10 +48,9 @@ class Buffers {
 struct Screen {
   ScreenContext& ctx;
   Device& device;
-  const EvalRequest& req;
   EvalResult& result;
 
-  explicit Screen(ScreenContext& c) : ctx(c), device(c.device), req(c.request), result(c.result) {}
+  explicit Screen(ScreenContext& c) : ctx(c), device(c.device), result(c.result) {}
 
   void enter(const std::string& stage) {
     result.stage = stage;
@@ -114,6 +107,12 @@ struct Screen {
 };
 
 }  // namespace
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
 
 uint64_t system_secret() {
   static std::random_device entropy;

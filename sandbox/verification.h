@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sandbox/device.h"
 #include "sandbox/evaluation.h"
@@ -53,6 +54,9 @@ bool timing_screen(ScreenContext& ctx);
 // Both screens, as one evaluation runs them (timing only when the request
 // asks for it); on success the verdict is ok with a summary message.
 bool run_screens(ScreenContext& ctx);
+
+// The median of timing samples (0 for none); the bandwidth probe uses it too.
+double median(std::vector<double> samples);
 
 // The physics floor alone (also applied by kopt bench and the export to any
 // figure they report): an error naming the bandwidth the time would imply.

@@ -67,20 +67,8 @@ int main(int argc, char** argv) {
     const std::string op = kopt::get_or(request, "op", std::string());
     if (op == "ping") {
       emit({{"id", id}, {"event", "pong"}});
-    } else if (host_demo && op == "device") {
+    } else if (op == "device" && host_demo) {
       emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(kopt::host_demo_device())}});
-    } else if (host_demo && op == "eval") {
-      kopt::EvalRequest req;
-      s = kopt::eval_request_from_json(request, &req);
-      if (!s.ok()) {
-        emit({{"id", id}, {"event", "error"}, {"message", s.message()}});
-        continue;
-      }
-      kopt::EvalResult result = kopt::evaluate_on_host_demo(req, [&](const std::string& stage) {
-        emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
-      });
-      emit(
-          {{"id", id}, {"event", "result"}, {"result", kopt::to_json(result)}, {"exiting", false}});
     } else if (op == "device") {
       kopt::DeviceRunner* r = get_runner();
       if (!r) {
@@ -96,16 +84,19 @@ int main(int argc, char** argv) {
         emit({{"id", id}, {"event", "error"}, {"message", s.message()}});
         continue;
       }
-      kopt::DeviceRunner* r = get_runner();
+      const auto report_stage = [&](const std::string& stage) {
+        std::cout.flush();
+        emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
+      };
+      kopt::DeviceRunner* r = host_demo ? nullptr : get_runner();
       kopt::EvalResult result;
-      if (!r) {
+      if (host_demo) {
+        result = kopt::evaluate_on_host_demo(req, report_stage);
+      } else if (!r) {
         result = kopt::check_without_device(req, device_error);
       } else {
         try {
-          result = r->evaluate(req, [&](const std::string& stage) {
-            std::cout.flush();
-            emit({{"id", id}, {"event", "stage"}, {"stage", stage}});
-          });
+          result = r->evaluate(req, report_stage);
         } catch (const std::exception& e) {
           // kopt's own bug, reported as such rather than as the candidate's crash.
           result.verdict = kopt::Verdict::kInternalError;
