@@ -9,7 +9,7 @@
 namespace kopt {
 
 struct Seed {
-  std::string name;  // "naive", "vec", "splitk", "dot"
+  std::string name;  // "naive", "vec", "splitk", "dot", "gen"
   std::string source;
 };
 

@@ -196,7 +196,7 @@ TEST_F(GpuTest, AMatrixInstructionHiddenInAMacroIsRejected) {
 // The timed sequence is every call checked, in a new order per replay: honest
 // seeds pass it and are timed below the read bandwidth.
 TEST_F(GpuTest, HonestSeedsPassTheTimingScreenBelowThePhysicsFloor) {
-  for (const char* name : {"vec", "splitk", "dot"})
+  for (const char* name : {"vec", "splitk", "dot", "gen"})
     for (const Shape& shape : {Shape{5120, 256, 64}, Shape{7168, 9216, 64}}) {
       EvalResult r = run(find_seed(name)->source, shape, /*time=*/true);
       ASSERT_EQ(r.verdict, Verdict::kOk) << name << " " << shape.name() << ": " << r.message;

@@ -8,9 +8,9 @@
 namespace kopt {
 namespace {
 
-TEST(SeedsTest, FourSeedsWithTunableParameters) {
+TEST(SeedsTest, EverySeedHasTunableParameters) {
   ASSERT_GE(builtin_seeds().size(), 4u);
-  for (const char* name : {"naive", "vec", "splitk", "dot"}) {
+  for (const char* name : {"naive", "vec", "splitk", "dot", "gen"}) {
     const Seed* s = find_seed(name);
     ASSERT_NE(s, nullptr) << name;
     Candidate c;

@@ -1,0 +1,590 @@
+/* kopt:
+{
+  "name": "gen",
+  "description": "Generator seed: dot's exact integer arithmetic (x as 24-bit fixed point in three byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory. SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. WARPS: warps per block. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
+  "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
+  "launches": [{"kernel": "gemv",
+                "grid": ["min(cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS), max(1, SMS * OCC / SPLIT))", "SPLIT"],
+                "block": ["WARPS * WARP"],
+                "shared_bytes": "(1 - XREG) * cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4"}],
+  "workspace_bytes": "SPLIT * N * 4 + cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS) * 4 + SCHED * cdiv(N, ROWS) * (cdiv(K / 32, WARP) * ROWS + 1) * 4",
+  "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "WARPS % KSPLIT == 0",
+               "SCHED == 0 || (LPR == WARP && KSPLIT == 1 && SPLIT == 1 && XPF == 0)",
+               "XREG == 0 || (SCHED == 0 && XPF == 0 && cdiv(cdiv(K / 32, SPLIT), KSPLIT) <= LPR)",
+               "(1 - XREG) * cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4 <= 49152"],
+  "params": {
+    "DEPTH":  {"values": [1, 2, 3, 4, 6, 8], "default": 4},
+    "ROWS":   {"values": [1, 2, 4], "default": 2},
+    "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
+    "WARPS":  {"values": [2, 4, 8, 16], "default": 4},
+    "KSPLIT": {"values": [1, 2, 4, 8], "default": 1},
+    "SPLIT":  {"values": [1, 2, 3, 4, 6, 8], "default": 1},
+    "OCC":    {"values": [1, 2, 3, 4, 6, 8, 16, 64], "default": 64},
+    "HINT":   {"values": [0, 1, 2], "default": 1},
+    "SCHED":  {"values": [0, 1], "default": 0},
+    "XPF":    {"values": [0, 1], "default": 0},
+    "XREG":   {"values": [0, 1], "default": 0}
+  }
+}
+*/
+// Packed layout (as dot): q bytes exactly as canonical ([N][K/2], low nibble
+// = even k), then half2 (scale, offset) [N][K/G] after a 256-byte boundary.
+
+KOPT_INLINE const __half2* packed_scale_offset(const kopt_u8* w, int K, int N) {
+  return reinterpret_cast<const __half2*>(w + kopt_align256((kopt_u64)N * (K / 2)));
+}
+
+KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __restrict__ packed,
+                          int K, int N, int G) {
+  const kopt_u64 i = (kopt_u64)blockIdx.x * blockDim.x + threadIdx.x;
+  const kopt_u64 groups = (kopt_u64)N * (K / G);
+  const kopt_u64 words = (kopt_u64)N * (K / 2) / 16;
+  const kopt_u64 threads = (kopt_u64)gridDim.x * blockDim.x;
+  for (kopt_u64 t = i; t < words; t += threads)
+    reinterpret_cast<uint4*>(packed)[t] = reinterpret_cast<const uint4*>(canonical)[t];
+  if (i < groups) {
+    __half2* so = const_cast<__half2*>(packed_scale_offset(packed, K, N));
+    so[i] = __halves2half2(kopt_canonical_scales(canonical, K, N, G)[i],
+                           kopt_canonical_offsets(canonical, K, N, G)[i]);
+  }
+}
+
+// x in shared memory, chunk c (32 values, k = 32c + 8j + i) at c * XSTRIDE
+// words: for each j, six words: the low, middle and high byte of the
+// fixed-point x for even k and odd k (the byte order of the masked nibbles);
+// then Σx and the chunk's scale 2^(E - 22). 28 words, so eight consecutive
+// lanes' 16-byte reads fall on distinct banks.
+#define XSTRIDE 28
+#define XLOADS 4
+
+KOPT_INLINE uint4 load_weights(const kopt_u8* p) {
+#if HINT == 0
+  return kopt_load_stream16(p);
+#elif HINT == 1
+  return kopt_load16_no_l1(p);
+#else
+  return kopt_load16_no_l1_l2_256(p);
+#endif
+}
+
+// Σ X·q over the 32 nibbles of one uint4, X the fixed-point x: exact in int32
+// (the byte planes keep every partial sum below 2^31), returned as float.
+KOPT_INLINE float dot32(const uint4 q, const kopt_u32* p) {
+  const kopt_u32 words[4] = {q.x, q.y, q.z, q.w};
+  kopt_u32 lo = 0, mid = 0;
+  int hi = 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const kopt_u32 even = words[j] & 0x0F0F0F0Fu, odd = (words[j] >> 4) & 0x0F0F0F0Fu;
+    const kopt_u32* pj = p + 6 * j;
+    lo = kopt_dot4_u8(pj[0], even, lo);
+    lo = kopt_dot4_u8(pj[1], odd, lo);
+    mid = kopt_dot4_u8(pj[2], even, mid);
+    mid = kopt_dot4_u8(pj[3], odd, mid);
+    hi = kopt_dot4_s8((int)pj[4], (int)even, hi);
+    hi = kopt_dot4_s8((int)pj[5], (int)odd, hi);
+  }
+  return (float)hi * 65536.f + (float)(int)(lo + (mid << 8));
+}
+
+// The planes of chunk c (24 words) and its (Σx, 2^(E-22)).
+struct XPlanes {
+  kopt_u32 p[24];
+  float2 meta;
+};
+KOPT_INLINE XPlanes read_x(const kopt_u32* xs, int c) {
+  XPlanes out;
+  const uint4* xv = reinterpret_cast<const uint4*>(xs + c * XSTRIDE);
+#pragma unroll
+  for (int v = 0; v < 6; ++v) {
+    const uint4 f = xv[v];
+    out.p[4 * v] = f.x;
+    out.p[4 * v + 1] = f.y;
+    out.p[4 * v + 2] = f.z;
+    out.p[4 * v + 3] = f.w;
+  }
+  out.meta = reinterpret_cast<const float2*>(xs + c * XSTRIDE + 24)[0];
+  return out;
+}
+
+KOPT_INLINE kopt_u32 byte_plane(const int* v, int shift) {
+  return ((kopt_u32)(v[0] >> shift) & 0xFFu) | (((kopt_u32)(v[1] >> shift) & 0xFFu) << 8) |
+         (((kopt_u32)(v[2] >> shift) & 0xFFu) << 16) | (((kopt_u32)(v[3] >> shift) & 0xFFu) << 24);
+}
+
+// Converts chunks [c_begin, c_end) of x into the planes at xs (all threads of
+// the block take part). Four consecutive threads hold one chunk; its exponent
+// E is the largest among its 32 values, so X = x·2^(22−E) has |X| < 2^23.
+KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_begin, int c_end) {
+  const int xvecs = (c_end - c_begin) * 4;
+  const uint4* xv_global = reinterpret_cast<const uint4*>(x) + c_begin * 4;
+  for (int base_i = 0; base_i < xvecs; base_i += XLOADS * blockDim.x) {
+    uint4 h[XLOADS];
+#pragma unroll
+    for (int t = 0; t < XLOADS; ++t) {
+      const int i = base_i + t * blockDim.x + threadIdx.x;
+      h[t] = i < xvecs ? xv_global[i] : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int t = 0; t < XLOADS; ++t) {
+      const int i = base_i + t * blockDim.x + threadIdx.x;
+      const kopt_u32 hw[4] = {h[t].x, h[t].y, h[t].z, h[t].w};
+      float v[8];
+      float sum = 0.f;
+      int field = 1;  // subnormals and zeros scale like the smallest normal
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
+        v[2 * e] = f.x;
+        v[2 * e + 1] = f.y;
+        sum += f.x + f.y;
+        field = max(field, (int)max((hw[e] >> 10) & 0x1Fu, (hw[e] >> 26) & 0x1Fu));
+      }
+      sum += kopt_shfl_xor(sum, 1);
+      sum += kopt_shfl_xor(sum, 2);
+      field = max(field, kopt_shfl_xor(field, 1));
+      field = max(field, kopt_shfl_xor(field, 2));
+      const int E = field - 15;
+      const float to_fixed = __int_as_float((127 + 22 - E) << 23);  // 2^(22-E), exact
+      int even[4], odd[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        even[e] = __float2int_rn(v[2 * e] * to_fixed);
+        odd[e] = __float2int_rn(v[2 * e + 1] * to_fixed);
+      }
+      if (i < xvecs) {
+        kopt_u32* dst = xs + (i / 4) * XSTRIDE + (i % 4) * 6;
+        reinterpret_cast<uint2*>(dst)[0] = make_uint2(byte_plane(even, 0), byte_plane(odd, 0));
+        reinterpret_cast<uint2*>(dst)[1] = make_uint2(byte_plane(even, 8), byte_plane(odd, 8));
+        reinterpret_cast<uint2*>(dst)[2] = make_uint2(byte_plane(even, 16), byte_plane(odd, 16));
+        if (i % 4 == 0) {
+          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + 24] = sum;
+          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + 25] = __int_as_float((127 + E - 22) << 23);
+        }
+      }
+    }
+  }
+}
+
+// One lane converts one whole chunk (its 32 x as four uint4) into planes in
+// registers, with the same numbers as convert_x (zeros give zero planes).
+KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
+  XPlanes out;
+  float v[32];
+  float sum = 0.f;
+  int field = 1;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const kopt_u32 hw[4] = {h[j].x, h[j].y, h[j].z, h[j].w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
+      v[8 * j + 2 * e] = f.x;
+      v[8 * j + 2 * e + 1] = f.y;
+      field = max(field, (int)max((hw[e] >> 10) & 0x1Fu, (hw[e] >> 26) & 0x1Fu));
+    }
+  }
+  // Σx in the order convert_x adds it: per 8 values, then the four quarters
+  // as the shuffles pair them ((0+1)+(2+3)).
+  float quarter[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float q = 0.f;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) q += v[8 * j + 2 * e] + v[8 * j + 2 * e + 1];
+    quarter[j] = q;
+  }
+  sum = (quarter[0] + quarter[1]) + (quarter[2] + quarter[3]);
+  const int E = field - 15;
+  const float to_fixed = __int_as_float((127 + 22 - E) << 23);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    int even[4], odd[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      even[e] = __float2int_rn(v[8 * j + 2 * e] * to_fixed);
+      odd[e] = __float2int_rn(v[8 * j + 2 * e + 1] * to_fixed);
+    }
+    out.p[6 * j + 0] = byte_plane(even, 0);
+    out.p[6 * j + 1] = byte_plane(odd, 0);
+    out.p[6 * j + 2] = byte_plane(even, 8);
+    out.p[6 * j + 3] = byte_plane(odd, 8);
+    out.p[6 * j + 4] = byte_plane(even, 16);
+    out.p[6 * j + 5] = byte_plane(odd, 16);
+  }
+  out.meta = make_float2(sum, __int_as_float((127 + E - 22) << 23));
+  return out;
+}
+
+#if SCHED == 0
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
+    gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
+         float* __restrict__ ws, int K, int N, int G) {
+  extern __shared__ kopt_u32 xs[];
+  __shared__ int last_of_tile;
+  // The block's slice of K (all of it when SPLIT is 1), in 32-value chunks.
+  const int chunks = K / 32;
+  const int per_split = (chunks + SPLIT - 1) / SPLIT;
+  const int s_begin = blockIdx.y * per_split;
+  const int s_end = min(chunks, s_begin + per_split);
+  float* partials = reinterpret_cast<float*>(xs + (XREG ? 0 : per_split * XSTRIDE));
+  const int lane = threadIdx.x % KOPT_WARP_SIZE;
+  const int warp = threadIdx.x / KOPT_WARP_SIZE;
+  // Warps split the block's slice KSPLIT ways; lane groups of LPR lanes each
+  // take ROWS columns.
+  const int kpart = warp % KSPLIT;
+  const int colwarp = warp / KSPLIT;
+  const int sub = lane / LPR, sl = lane % LPR;
+  const int per_kpart = (s_end - s_begin + KSPLIT - 1) / KSPLIT;
+  const int c_begin = min(s_end, s_begin + kpart * per_kpart);
+  const int c_end = min(s_end, c_begin + per_kpart);
+  const int groups_per_warp = KOPT_WARP_SIZE / LPR;
+  const int cols_per_tile = (WARPS / KSPLIT) * groups_per_warp * ROWS;
+  const int tiles = (N + cols_per_tile - 1) / cols_per_tile;
+  const int local_col0 = (colwarp * groups_per_warp + sub) * ROWS;
+  const __half2* so_base = packed_scale_offset(w, K, N);
+  const int gshift = (G & (G - 1)) == 0 ? __ffs(G) - 1 : -1;
+  const int groups_per_col = K / G;
+
+  uint4 q[DEPTH][ROWS];
+  __half2 so[DEPTH][ROWS];
+  auto group_of = [&](int c) { return gshift >= 0 ? (c * 32) >> gshift : (c * 32) / G; };
+  float part[ROWS];
+  auto tile_active = [&](int tile) { return tile < tiles && tile * cols_per_tile + local_col0 < N; };
+  // Adds the lanes' sums of one tile and writes them: to y, or (SPLIT > 1)
+  // to this slice's row of the workspace, the last slice adding them all.
+  auto finish_tile = [&](int tile, bool active) {
+      const int col0 = tile * cols_per_tile + local_col0;
+  #pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        float v = part[r];
+  #pragma unroll
+        for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
+        part[r] = v;
+      }
+      if (KSPLIT == 1) {
+        if (active && sl == 0)
+  #pragma unroll
+          for (int r = 0; r < ROWS; ++r)
+            if (col0 + r < N) {
+              if (SPLIT == 1) y[col0 + r] = part[r];
+              else ws[(kopt_u64)blockIdx.y * N + col0 + r] = part[r];
+            }
+      } else {
+        // K parts in a fixed order: deterministic.
+        const int local = (colwarp * groups_per_warp + sub) * ROWS;
+        if (sl == 0)
+  #pragma unroll
+          for (int r = 0; r < ROWS; ++r) partials[kpart * cols_per_tile + local + r] = part[r];
+        __syncthreads();
+        for (int i = threadIdx.x; i < cols_per_tile; i += blockDim.x) {
+          const int col = tile * cols_per_tile + i;
+          if (col >= N) continue;
+          float v = 0.f;
+          for (int s = 0; s < KSPLIT; ++s) v += partials[s * cols_per_tile + i];
+          if (SPLIT == 1) y[col] = v;
+          else ws[(kopt_u64)blockIdx.y * N + col] = v;
+        }
+        __syncthreads();  // partials are rewritten by the next tile
+      }
+      if (SPLIT > 1) {
+        // The last of the SPLIT blocks to finish this tile adds the partials
+        // in slice order (deterministic) and rearms the tile's ticket.
+        int* tickets = reinterpret_cast<int*>(ws + (kopt_u64)SPLIT * N);
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          last_of_tile = atomicAdd(&tickets[tile], 1) == SPLIT - 1;
+          if (last_of_tile) tickets[tile] = 0;
+        }
+        __syncthreads();
+        if (last_of_tile) {
+          __threadfence();
+          const volatile float* slices = ws;  // written by other blocks: not from L1
+          const int first = tile * cols_per_tile;
+          const int end = min(N, first + cols_per_tile);
+          for (int n = first + threadIdx.x; n < end; n += blockDim.x) {
+            float v = 0.f;
+  #pragma unroll
+            for (int s = 0; s < SPLIT; ++s) v += slices[(kopt_u64)s * N + n];
+            y[n] = v;
+          }
+        }
+      }
+  };
+
+#if XREG == 0
+  // Steps of this lane: chunks c_begin + sl + t * LPR for t < steps.
+  const int steps = c_begin + sl < c_end ? (c_end - c_begin - sl + LPR - 1) / LPR : 0;
+  const kopt_u8* qp[ROWS];
+  const __half2* sop[ROWS];
+  auto point_at = [&](int tile) {
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      // Columns past N read column N-1 (valid memory) and are not written.
+      const int col = min(tile * cols_per_tile + local_col0 + r, N - 1);
+      qp[r] = w + (kopt_u64)col * (K / 2) + (kopt_u64)(c_begin + sl) * 16;
+      sop[r] = so_base + (kopt_u64)col * groups_per_col;
+    }
+  };
+  auto chunk_of = [&](int t) { return c_begin + sl + t * LPR; };
+  auto load = [&](int d, int t) {
+    const int g = group_of(chunk_of(t));
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      q[d][r] = load_weights(qp[r] + t * (LPR * 16));
+      so[d][r] = sop[r][g];
+    }
+  };
+  // x of one step from shared memory; with XPF the next step's x is read
+  // while this one is computed (shared-memory latency hidden at the price of
+  // 26 registers).
+#if XPF
+  XPlanes xp = {};
+#endif
+  auto consume = [&](int d, int t) {
+#if XPF
+    const XPlanes xc = xp;
+    if (t + 1 < steps) xp = read_x(xs, chunk_of(t + 1) - s_begin);
+#else
+    const XPlanes xc = read_x(xs, chunk_of(t) - s_begin);
+#endif
+    const kopt_u32* p = xc.p;
+    const float2 meta = xc.meta;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const float2 sof = __half22float2(so[d][r]);
+      // Σ x·(s·q + o) = s·Σ x·q + o·Σ x
+      part[r] += sof.x * (dot32(q[d][r], p) * meta.y) + sof.y * meta.x;
+    }
+  };
+  // The first stages go out before x is converted, so the prologue hides
+  // under their latency.
+  if (tile_active(blockIdx.x)) {
+    point_at(blockIdx.x);
+#pragma unroll
+    for (int d = 0; d < DEPTH; ++d)
+      if (d < steps) load(d, d);
+  }
+  convert_x(x, xs, s_begin, s_end);
+  __syncthreads();
+
+  // The tile loop's condition is the same for the whole block (KSPLIT and
+  // SPLIT synchronise the block once per tile).
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const bool active = tile_active(tile);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
+    if (active) {
+#if XPF
+      if (steps > 0) xp = read_x(xs, chunk_of(0) - s_begin);
+#endif
+      int t = 0;
+      for (; t + DEPTH <= steps; t += DEPTH) {
+#pragma unroll
+        for (int d = 0; d < DEPTH; ++d) {
+          consume(d, t + d);
+          if (t + d + DEPTH < steps) load(d, t + d + DEPTH);
+        }
+      }
+      // Every load of this tile is out: the slots refill with the next
+      // tile's first stages as the last ones are consumed.
+      const int next = tile + gridDim.x;
+      const bool next_active = tile_active(next);
+      if (next_active) point_at(next);
+#pragma unroll
+      for (int d = 0; d < DEPTH; ++d) {
+        if (t + d < steps) consume(d, t + d);
+        if (next_active && d < steps) load(d, d);
+      }
+    }
+    finish_tile(tile, active);
+  }
+#else
+  // x in registers: each lane has at most one chunk (the requirements make
+  // the warp's part of K no longer than its LPR lanes), converted by the
+  // lane itself from global memory: no prologue, no barrier before the
+  // first sums. The ring's slots hold the lane's chunk of successive tiles.
+  const int c = c_begin + sl;
+  const bool has_chunk = c < c_end;
+  const int g = group_of(has_chunk ? c : 0);
+  auto load_tile = [&](int d, int tile) {
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int col = min(tile * cols_per_tile + local_col0 + r, N - 1);
+      q[d][r] = load_weights(w + (kopt_u64)col * (K / 2) + (kopt_u64)c * 16);
+      so[d][r] = so_base[(kopt_u64)col * groups_per_col + g];
+    }
+  };
+  const uint4* xc = reinterpret_cast<const uint4*>(x) + (kopt_u64)(has_chunk ? c : 0) * 4;
+  const uint4 xh[4] = {xc[0], xc[1], xc[2], xc[3]};
+#pragma unroll
+  for (int d = 0; d < DEPTH; ++d) {
+    const int tile = blockIdx.x + d * gridDim.x;
+    if (has_chunk && tile_active(tile)) load_tile(d, tile);
+  }
+  const XPlanes xr = convert_chunk(xh);
+  for (int base = blockIdx.x; base < tiles; base += DEPTH * gridDim.x) {
+#pragma unroll
+    for (int d = 0; d < DEPTH; ++d) {
+      const int tile = base + d * gridDim.x;
+      if (tile >= tiles) break;  // the same for the whole block
+      const bool active = tile_active(tile);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
+      if (active && has_chunk) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+          const float2 sof = __half22float2(so[d][r]);
+          part[r] = sof.x * (dot32(q[d][r], xr.p) * xr.meta.y) + sof.y * xr.meta.x;
+        }
+        const int next = tile + DEPTH * gridDim.x;
+        if (tile_active(next)) load_tile(d, next);
+      }
+      finish_tile(tile, active);
+    }
+  }
+#endif
+}
+#else
+// Stream-K. Unit u = (column group u / S, step u % S), a step being one
+// 16-byte chunk per lane of the warp; warp `me` of the grid takes units
+// [me·U/LG, (me+1)·U/LG). A column group cut between warps is a run of pieces;
+// piece i of a group is written to the workspace, and the warp whose ticket
+// completes the group adds the pieces in index order.
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
+    gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
+         float* __restrict__ ws, int K, int N, int G) {
+  extern __shared__ kopt_u32 xs[];
+  const int chunks = K / 32;
+  const int lane = threadIdx.x % KOPT_WARP_SIZE;
+  const int S = (chunks + KOPT_WARP_SIZE - 1) / KOPT_WARP_SIZE;
+  const int groups = (N + ROWS - 1) / ROWS;
+  const kopt_i64 U = (kopt_i64)groups * S;
+  // At most one warp per unit, so every range is non-empty and the range
+  // starts are distinct (the piece numbering below counts them).
+  const kopt_i64 LG = min((kopt_i64)gridDim.x * WARPS, U);
+  const kopt_i64 me = (kopt_i64)blockIdx.x * WARPS + threadIdx.x / KOPT_WARP_SIZE;
+  const int begin = me < LG ? (int)(me * U / LG) : 0;
+  const int end = me < LG ? (int)((me + 1) * U / LG) : 0;
+  // Workspace after the tile scheduler's part: pieces [groups][S][ROWS],
+  // then one ticket per group.
+  const int tiles = (N + (WARPS / KSPLIT) * (KOPT_WARP_SIZE / LPR) * ROWS - 1) /
+                    ((WARPS / KSPLIT) * (KOPT_WARP_SIZE / LPR) * ROWS);
+  float* pieces = ws + (kopt_u64)SPLIT * N + tiles;
+  int* tickets = reinterpret_cast<int*>(pieces + (kopt_u64)groups * S * ROWS);
+  const __half2* so_base = packed_scale_offset(w, K, N);
+  const int gshift = (G & (G - 1)) == 0 ? __ffs(G) - 1 : -1;
+  const int groups_per_col = K / G;
+  // Number of range starts at or before unit u: ceil((u + 1)·LG / U).
+  auto starts_upto = [&](kopt_i64 u) { return (int)(((u + 1) * LG + U - 1) / U); };
+
+  uint4 q[DEPTH][ROWS];
+  __half2 so[DEPTH][ROWS];
+  float part[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
+  // Steps past K (the last step of a column when K / 32 is not a multiple of
+  // the warp) load zeros: they add nothing.
+  auto load = [&](int d, int grp, int a) {
+    const int c = a * KOPT_WARP_SIZE + lane;
+    const int cc = min(c, chunks - 1);
+    const int g = (gshift >= 0 ? (cc * 32) >> gshift : (cc * 32) / G);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int col = min(grp * ROWS + r, N - 1);
+      if (c < chunks) {
+        q[d][r] = load_weights(w + (kopt_u64)col * (K / 2) + (kopt_u64)cc * 16);
+        so[d][r] = so_base[(kopt_u64)col * groups_per_col + g];
+      } else {
+        q[d][r] = make_uint4(0, 0, 0, 0);
+        so[d][r] = __floats2half2_rn(0.f, 0.f);
+      }
+    }
+  };
+  auto consume = [&](int d, int a) {
+    const XPlanes xc = read_x(xs, min(a * KOPT_WARP_SIZE + lane, chunks - 1));
+    const kopt_u32* p = xc.p;
+    const float2 meta = xc.meta;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const float2 sof = __half22float2(so[d][r]);
+      part[r] += sof.x * (dot32(q[d][r], p) * meta.y) + sof.y * meta.x;
+    }
+  };
+  // Steps [a0, a1) of group grp are done: a whole column group is written,
+  // a piece goes to the workspace.
+  auto flush = [&](int grp, int a0, int a1) {
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) part[r] = kopt_warp_sum(part[r]);
+    if (lane == 0) {
+      if (a0 == 0 && a1 == S) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+          if (grp * ROWS + r < N) y[grp * ROWS + r] = part[r];
+      } else {
+        const kopt_i64 first = (kopt_i64)grp * S;
+        const int base = starts_upto(first);
+        const int index = starts_upto(first + a0) - base;
+        const int count = starts_upto(first + S - 1) - base + 1;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) pieces[((kopt_u64)grp * S + index) * ROWS + r] = part[r];
+        __threadfence();
+        if (atomicAdd(&tickets[grp], 1) == count - 1) {
+          __threadfence();
+          const volatile float* done = pieces + (kopt_u64)grp * S * ROWS;
+#pragma unroll
+          for (int r = 0; r < ROWS; ++r) {
+            float v = 0.f;
+            for (int i = 0; i < count; ++i) v += done[i * ROWS + r];
+            if (grp * ROWS + r < N) y[grp * ROWS + r] = v;
+          }
+          tickets[grp] = 0;  // rearmed for the next call
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
+  };
+
+  // Load cursor (lg, la) runs DEPTH units ahead of the consume cursor (cg, ca).
+  int lg = begin / S, la = begin % S;
+  auto advance = [&](int& grp, int& a) {
+    if (++a == S) {
+      a = 0;
+      ++grp;
+    }
+  };
+#pragma unroll
+  for (int d = 0; d < DEPTH; ++d)
+    if (begin + d < end) {
+      load(d, lg, la);
+      advance(lg, la);
+    }
+  convert_x(x, xs, 0, chunks);
+  __syncthreads();
+
+  int cg = begin / S, ca = begin % S, a0 = ca;
+  auto step = [&](int d, int u) {
+    consume(d, ca);
+    if (u + DEPTH < end) {
+      load(d, lg, la);
+      advance(lg, la);
+    }
+    if (ca + 1 == S || u + 1 == end) {
+      flush(cg, a0, ca + 1);
+      a0 = 0;
+    }
+    advance(cg, ca);
+  };
+  int u = begin;
+  for (; u + DEPTH <= end; u += DEPTH) {
+#pragma unroll
+    for (int d = 0; d < DEPTH; ++d) step(d, u + d);
+  }
+#pragma unroll
+  for (int d = 0; d < DEPTH; ++d)
+    if (u + d < end) step(d, u + d);
+}
+#endif
