@@ -46,15 +46,36 @@ int64_t mutate_value(const TunableParam& p, int64_t current, Rng& rng) {
 }
 
 // Every combination of the parameters, for when random moves find nothing new
-// (bounded: beyond this many the space is sampled, not enumerated).
+// or nothing runnable (bounded: beyond this many the space is sampled).
 constexpr size_t kMaxEnumerated = 20000;
 
-bool next_unseen(const Candidate& c, const std::set<std::string>& seen,
+bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
+              const ProposalContext& ctx);
+
+bool next_unseen(const Candidate& c, const std::set<std::string>& seen, const ProposalContext& ctx,
                  std::map<std::string, int64_t>* out) {
   size_t total = 1;
   for (const auto& p : c.spec.params) {
     total *= p.values.size();
-    if (total > kMaxEnumerated) return false;
+    if (total > kMaxEnumerated) break;
+  }
+  if (total > kMaxEnumerated) {
+    // Too many to walk: random combinations, for a space where the parent's
+    // neighbourhood holds nothing runnable (a long K every shared-memory
+    // variant refuses, say).
+    for (int attempt = 0; attempt < 4096; ++attempt) {
+      std::map<std::string, int64_t> params;
+      for (const auto& p : c.spec.params)
+        params[p.name] = p.values[static_cast<size_t>(
+            ctx.rng->integer(0, static_cast<int64_t>(p.values.size()) - 1))];
+      Candidate probe;
+      if (!parse_candidate(c.source, params, &probe).ok()) continue;
+      if (!seen.count(candidate_key(probe)) && runnable(c, params, ctx)) {
+        *out = params;
+        return true;
+      }
+    }
+    return false;
   }
   for (size_t index = 0; index < total; ++index) {
     std::map<std::string, int64_t> params;
@@ -65,12 +86,31 @@ bool next_unseen(const Candidate& c, const std::set<std::string>& seen,
     }
     Candidate probe;
     if (!parse_candidate(c.source, params, &probe).ok()) continue;
-    if (!seen.count(candidate_key(probe))) {
+    if (!seen.count(candidate_key(probe)) && runnable(c, params, ctx)) {
       *out = params;
       return true;
     }
   }
   return false;
+}
+
+// False when the parameters fail the contract's requirements for this shape
+// and device (a candidate the sandbox would only answer "unsupported_shape"
+// for): the mutator moves again instead of spending the budget on it. When
+// the device is not known yet, every combination counts as runnable.
+bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
+              const ProposalContext& ctx) {
+  if (ctx.device.multiprocessors <= 0 || ctx.device.warp_size <= 0) return true;
+  Candidate probe;
+  if (!parse_candidate(c.source, params, &probe).ok()) return false;
+  DeviceLimits limits;
+  limits.warp = ctx.device.warp_size;
+  limits.sms = ctx.device.multiprocessors;
+  if (ctx.device.max_threads_per_block > 0)
+    limits.max_threads_per_block = ctx.device.max_threads_per_block;
+  if (ctx.device.max_shared_bytes > 0) limits.max_shared_bytes = ctx.device.max_shared_bytes;
+  LaunchPlan plan;
+  return plan_launches(probe, ctx.shape, limits, &plan).ok() && plan.supported;
 }
 
 }  // namespace
@@ -118,6 +158,7 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
     }
     std::string key = proposal_key(c.source, params);
     if (ctx.seen_keys && ctx.seen_keys->count(key)) continue;
+    if (!runnable(c, params, ctx)) continue;
     out->name = c.spec.name;
     out->source = c.source;
     out->params = params;
@@ -130,7 +171,7 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
     Candidate c;
     if (!parse_candidate(p->candidate.source, {}, &c).ok()) continue;
     std::map<std::string, int64_t> params;
-    if (ctx.seen_keys && next_unseen(c, *ctx.seen_keys, &params)) {
+    if (ctx.seen_keys && next_unseen(c, *ctx.seen_keys, ctx, &params)) {
       out->name = c.spec.name;
       out->source = c.source;
       out->params = params;
