@@ -28,6 +28,9 @@ struct ExportedKernel {
   std::string header;           // provenance comment lines
   Candidate candidate;          // source, contract, parameter values
   int64_t K = 0, N = 0, G = 0;  // 0: generic (any shape the contract supports)
+  // > 0: gfx906 needs this much scratch for the kernel, so the AMD build of
+  // the library leaves it out of the table and takes the generic path there.
+  int64_t gfx906_scratch_bytes = 0;
 };
 
 // The symbol (and file name stem) of a shape's tuned kernel: k7168x9216_g64.

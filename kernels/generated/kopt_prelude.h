@@ -74,6 +74,35 @@ KOPT_INLINE uint4 kopt_load_stream16(const void* p) {
 #endif
 }
 
+// The same load with an explicit cache policy for the weight stream, so a
+// kernel's cache behaviour is a knob the search can move. no_allocate keeps
+// the streamed bytes out of L1 (room for what is reused); the L2 variant also
+// asks the L2 to fetch the whole 256-byte block around the address (fewer,
+// larger DRAM requests). Neither keeps data in the L2 across calls. On AMD
+// both are plain global loads.
+KOPT_INLINE uint4 kopt_load16_no_l1(const void* p) {
+#if defined(KOPT_NVIDIA)
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+#else
+  return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+KOPT_INLINE uint4 kopt_load16_no_l1_l2_256(const void* p) {
+#if defined(KOPT_NVIDIA)
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+#else
+  return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+
 // a.x*b.x + a.y*b.y + c with fp32 accumulation (v_dot2_f32_f16 on gfx906).
 KOPT_INLINE float kopt_dot2(__half2 a, __half2 b, float c) {
 #if defined(KOPT_AMD)

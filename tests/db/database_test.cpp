@@ -74,20 +74,28 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   EXPECT_EQ(best[0].candidate.id, b.id);
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 3.0);
 
-  // A faster kernel that needs gfx906 scratch, and one that spills, never become best.
+  // Faster kernels that spill on NVIDIA or do not build for gfx906 never
+  // become best; one that only needs gfx906 scratch does (it ships for
+  // NVIDIA, and the AMD library build leaves it out).
   CandidateRecord scratch = make_candidate(run.id, "scratch"),
-                  spills = make_candidate(run.id, "spills");
+                  spills = make_candidate(run.id, "spills"),
+                  no_amd = make_candidate(run.id, "no-amd");
   ASSERT_TRUE(db->add_candidate(&scratch).ok());
   ASSERT_TRUE(db->add_candidate(&spills).ok());
-  EvaluationRecord es = make_eval(scratch, "ok", 1.0), ep = make_eval(spills, "ok", 1.5);
+  ASSERT_TRUE(db->add_candidate(&no_amd).ok());
+  EvaluationRecord es = make_eval(scratch, "ok", 2.0), ep = make_eval(spills, "ok", 1.5),
+                   en = make_eval(no_amd, "ok", 1.0);
   es.details_json =
       R"({"amd": {"checked": true, "compiled": true, "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})";
   ep.details_json = R"({"amd": {"checked": false}, "nvidia": {"local_bytes": 64}})";
+  en.details_json = R"({"amd": {"checked": true, "compiled": false}, "nvidia": {"local_bytes": 0}})";
   ASSERT_TRUE(db->add_evaluation(&es).ok());
   ASSERT_TRUE(db->add_evaluation(&ep).ok());
+  ASSERT_TRUE(db->add_evaluation(&en).ok());
   ASSERT_TRUE(db->best("5120x256", "", 5, &best).ok());
-  ASSERT_EQ(best.size(), 2u);
-  EXPECT_EQ(best[0].candidate.id, b.id);
+  ASSERT_EQ(best.size(), 3u);
+  EXPECT_EQ(best[0].candidate.id, scratch.id);
+  EXPECT_EQ(best[1].candidate.id, b.id);
 
   std::optional<EvaluationRecord> found;
   ASSERT_TRUE(db->find_evaluation("b", "5120x256", "NVIDIA H200", &found).ok());
