@@ -88,7 +88,8 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   es.details_json =
       R"({"amd": {"checked": true, "compiled": true, "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})";
   ep.details_json = R"({"amd": {"checked": false}, "nvidia": {"local_bytes": 64}})";
-  en.details_json = R"({"amd": {"checked": true, "compiled": false}, "nvidia": {"local_bytes": 0}})";
+  en.details_json =
+      R"({"amd": {"checked": true, "compiled": false}, "nvidia": {"local_bytes": 0}})";
   ASSERT_TRUE(db->add_evaluation(&es).ok());
   ASSERT_TRUE(db->add_evaluation(&ep).ok());
   ASSERT_TRUE(db->add_evaluation(&en).ok());
