@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "agent/proposer.h"
@@ -113,6 +114,28 @@ bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
   return plan_launches(probe, ctx.shape, limits, &plan).ok() && plan.supported;
 }
 
+// A move the shape cannot run (x in registers needs K cut into short parts,
+// say) is kept if changing one other parameter makes it runnable: knobs with
+// joint requirements become reachable one move at a time. Picks at random
+// among the one-parameter repairs; false when there is none.
+bool repair(const Candidate& c, const std::set<std::string>& moved, const ProposalContext& ctx,
+            std::map<std::string, int64_t>* params) {
+  std::vector<std::map<std::string, int64_t>> repairs;
+  for (const auto& p : c.spec.params) {
+    if (moved.count(p.name)) continue;
+    for (int64_t v : p.values) {
+      if (v == (*params)[p.name]) continue;
+      auto fixed = *params;
+      fixed[p.name] = v;
+      if (runnable(c, fixed, ctx)) repairs.push_back(fixed);
+    }
+  }
+  if (repairs.empty()) return false;
+  *params = repairs[static_cast<size_t>(
+      ctx.rng->integer(0, static_cast<int64_t>(repairs.size()) - 1))];
+  return true;
+}
+
 }  // namespace
 
 bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
@@ -151,14 +174,16 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
       parents.push_back(mate->candidate.id);
     }
     int moves = rng.integer(0, 2) == 0 ? 2 : 1;
+    std::set<std::string> moved;
     for (int m = 0; m < moves; ++m) {
       const TunableParam& p = c.spec.params[static_cast<size_t>(
           rng.integer(0, static_cast<int64_t>(c.spec.params.size()) - 1))];
       params[p.name] = mutate_value(p, params[p.name], rng);
+      moved.insert(p.name);
     }
+    if (!runnable(c, params, ctx) && !repair(c, moved, ctx, &params)) continue;
     std::string key = proposal_key(c.source, params);
     if (ctx.seen_keys && ctx.seen_keys->count(key)) continue;
-    if (!runnable(c, params, ctx)) continue;
     out->name = c.spec.name;
     out->source = c.source;
     out->params = params;

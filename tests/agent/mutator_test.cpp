@@ -80,5 +80,31 @@ TEST(MutatorTest, WithoutADeviceEveryMoveIsAllowed) {
   EXPECT_GT(unsupported, 0);
 }
 
+
+// Knobs with joint requirements are reachable one move at a time: x in
+// registers (XREG) needs K split so that each warp's part fits its lanes, so
+// a move to XREG = 1 alone is never runnable on 7168x9216; the mutator
+// repairs it with one more parameter (KSPLIT) instead of dropping it.
+TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
+  const Shape shape{7168, 9216, 64};
+  Rng rng(11);
+  std::set<std::string> seen;
+  ParameterMutator mutator;
+  int xreg = 0;
+  for (int i = 0; i < 300; ++i) {
+    ProposalContext ctx = context_for(shape, "gen", &rng, &seen);
+    Proposal p;
+    ProposalFailure failure;
+    ASSERT_TRUE(mutator.propose(ctx, &p, &failure)) << failure.message;
+    EXPECT_TRUE(supported(p, shape));
+    seen.insert(proposal_key(p.source, p.params));
+    if (p.params["XREG"] == 1) {
+      ++xreg;
+      EXPECT_GE(p.params["KSPLIT"] * p.params["SPLIT"], 7) << params_to_json(p.params);
+    }
+  }
+  EXPECT_GT(xreg, 0);
+}
+
 }  // namespace
 }  // namespace kopt
