@@ -17,7 +17,7 @@
     "DEPTH":  {"values": [1, 2, 3, 4, 6, 8], "default": 4},
     "ROWS":   {"values": [1, 2, 4], "default": 2},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
-    "WARPS":  {"values": [2, 4, 8, 16], "default": 8},
+    "WARPS":  {"values": [2, 4, 8, 16], "default": 4},
     "KSPLIT": {"values": [1, 2, 4, 8], "default": 1},
     "SPLIT":  {"values": [1, 2, 3, 4, 6, 8], "default": 1},
     "OCC":    {"values": [1, 2, 3, 4, 6, 8, 16, 64], "default": 2},
