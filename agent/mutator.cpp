@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "agent/proposer.h"
 #include "sandbox/candidate.h"
@@ -131,8 +131,8 @@ bool repair(const Candidate& c, const std::set<std::string>& moved, const Propos
     }
   }
   if (repairs.empty()) return false;
-  *params = repairs[static_cast<size_t>(
-      ctx.rng->integer(0, static_cast<int64_t>(repairs.size()) - 1))];
+  *params =
+      repairs[static_cast<size_t>(ctx.rng->integer(0, static_cast<int64_t>(repairs.size()) - 1))];
   return true;
 }
 

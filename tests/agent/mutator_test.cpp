@@ -80,7 +80,6 @@ TEST(MutatorTest, WithoutADeviceEveryMoveIsAllowed) {
   EXPECT_GT(unsupported, 0);
 }
 
-
 // Knobs with joint requirements are reachable one move at a time: x in
 // registers (XREG) needs K split so that each warp's part fits its lanes, so
 // a move to XREG = 1 alone is never runnable on 7168x9216; the mutator
