@@ -185,11 +185,33 @@ Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c)
     req.shape = shape_;
     req.seed = rng_.next();
     req.trials = options_.trials;
+    std::vector<BestRow> incumbent;
+    KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1, &incumbent));
     EvalResult result = evaluator_->evaluate(req);
     e = to_evaluation_record(result, c->id, run->id, c->key);
     if (result.verdict == Verdict::kNoDevice) {
       stop_reason_ = "no device: " + result.message;
       return Status::error(stop_reason_);
+    }
+    // Noise decides many "bests": a candidate that beats the incumbent (or
+    // is the first verified one) is measured again (fresh inputs, new order) before it leads.
+    // Database::best ranks a candidate by the slower of its measurements, so one lucky run does not
+    // make a best.
+    if (options_.remeasure_new_bests && e.verdict == "ok" && e.median_us &&
+        (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us)) {
+      KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
+      req.seed = rng_.next();
+      EvalResult again = evaluator_->evaluate(req);
+      EvaluationRecord second = to_evaluation_record(again, c->id, run->id, c->key);
+      second.stage = "re-measured";
+      second.message =
+          fmt::format("re-measurement of a new best (first {:.2f} us, {}): {}", *e.median_us,
+                      incumbent.empty() ? std::string("the first verified candidate")
+                                        : fmt::format("incumbent candidate {} at {:.2f} us",
+                                                      incumbent[0].candidate.id,
+                                                      *incumbent[0].evaluation.median_us),
+                      second.message);
+      e = second;
     }
   }
   KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));

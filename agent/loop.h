@@ -46,6 +46,9 @@ struct LoopOptions {
   // A model endpoint that cannot be reached (connection refused, unknown
   // host) this many times in a row is set aside; 0: never.
   int unreachable_limit = 3;
+  // Measure a candidate that beats the incumbent a second time before it
+  // leads (Database::best ranks by the slower measurement).
+  bool remeasure_new_bests = true;
 };
 
 // One line of progress, after each candidate.

@@ -570,7 +570,10 @@ Status Database::add_attempt(AttemptRecord* a) {
 Status Database::best(const std::string& shape, const std::string& device, int limit,
                       std::vector<BestRow>* out) {
   out->clear();
-  // Per shape, the fastest ok evaluation that could ship; ties go to the older one.
+  // Per shape, the fastest candidates that could ship; ties go to the older
+  // one. A candidate measured more than once (a new best is re-measured)
+  // counts with its slowest measurement, and not at all if one of its
+  // measurements failed: one lucky or flaky run does not make a best.
   static const std::string sql =
       "SELECT e.id, e.candidate_id, e.run_id, e.candidate_key, e.shape, e.device, e.driver, "
       "e.compiler, e.flags, "
@@ -585,7 +588,11 @@ Status Database::best(const std::string& shape, const std::string& device, int l
       "c.id = e.candidate_id WHERE e.verdict = 'ok' AND e.median_us IS NOT NULL AND (?1 = '' OR "
       "e.shape = ?1) AND "
       "(?2 = '' OR e.device = ?2) AND NOT (" +
-      std::string(kNotShippable) + ") ORDER BY e.shape, e.median_us, e.id";
+      std::string(kNotShippable) +
+      ") AND NOT EXISTS (SELECT 1 FROM evaluations s WHERE s.candidate_id = e.candidate_id AND "
+      "s.shape = e.shape AND s.device = e.device AND (s.verdict != 'ok' OR s.median_us > "
+      "e.median_us OR (s.median_us = e.median_us AND s.id > e.id))) "
+      "ORDER BY e.shape, e.median_us, e.id";
   Statement s(db_, sql.c_str());
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(shape).bind(device);

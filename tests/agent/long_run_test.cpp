@@ -39,7 +39,17 @@ TEST(LongRunTest, ThousandCandidatesKeepMemoryAndHandlesFlat) {
   o.budget = 1000;
   OptimizationLoop loop(db.get(), &eval, std::move(again), o);
   ASSERT_TRUE(loop.resume(id).ok());
-  EXPECT_EQ(eval.calls, 1000);
+  // 1000 candidates in all, plus the second measurements of new bests.
+  std::vector<CandidateRecord> candidates;
+  ASSERT_TRUE(db->candidates_of_run(id, &candidates).ok());
+  EXPECT_EQ(candidates.size(), 1000u);
+  int evaluations = 0;
+  for (const auto& c : candidates) {
+    std::vector<EvaluationRecord> e;
+    ASSERT_TRUE(db->evaluations_of(c.id, &e).ok());
+    evaluations += static_cast<int>(e.size());
+  }
+  EXPECT_EQ(eval.calls, evaluations);
   const size_t rss_after = resident_bytes(getpid());
   EXPECT_EQ(open_fds(), fds_before);
   EXPECT_LT(rss_after, rss_before + (64u << 20))

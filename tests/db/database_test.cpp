@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tests/test_paths.h"
@@ -97,6 +98,23 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   ASSERT_EQ(best.size(), 3u);
   EXPECT_EQ(best[0].candidate.id, scratch.id);
   EXPECT_EQ(best[1].candidate.id, b.id);
+
+  // A candidate measured twice ranks with its slower measurement: a lucky
+  // 0.5 us first run followed by 9 us does not lead.
+  CandidateRecord lucky = make_candidate(run.id, "lucky");
+  ASSERT_TRUE(db->add_candidate(&lucky).ok());
+  EvaluationRecord first = make_eval(lucky, "ok", 0.5), again = make_eval(lucky, "ok", 9.0);
+  ASSERT_TRUE(db->add_evaluation(&first).ok());
+  ASSERT_TRUE(db->add_evaluation(&again).ok());
+  ASSERT_TRUE(db->best("5120x256", "", 10, &best).ok());
+  ASSERT_EQ(best[0].candidate.id, scratch.id);
+  auto it = std::find_if(best.begin(), best.end(),
+                         [&](const BestRow& r) { return r.candidate.id == lucky.id; });
+  ASSERT_NE(it, best.end());
+  EXPECT_DOUBLE_EQ(*it->evaluation.median_us, 9.0);
+  EXPECT_EQ(std::count_if(best.begin(), best.end(),
+                          [&](const BestRow& r) { return r.candidate.id == lucky.id; }),
+            1);
 
   std::optional<EvaluationRecord> found;
   ASSERT_TRUE(db->find_evaluation("b", "5120x256", "NVIDIA H200", &found).ok());
