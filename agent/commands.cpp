@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "agent/export.h"
+#include "agent/profiler.h"
 #include "agent/proposer.h"
 #include "db/database.h"
 #include "sandbox/candidate.h"
@@ -76,6 +77,37 @@ void print_result(const EvalResult& r) {
 }
 
 }  // namespace
+
+int run_profile(const EvalCommand& cmd, double time_limit_s) {
+  std::string source;
+  Status s = read_text_file(cmd.file, &source);
+  std::vector<Shape> shapes;
+  if (s.ok()) s = parse_shapes(cmd.shapes, "", cmd.group, &shapes);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt profile: {}\n", s.message());
+    return kExitUsage;
+  }
+  NcuProfiler profiler("", "", time_limit_s);
+  std::string why;
+  if (!profiler.available(&why)) {
+    fmt::print(stderr, "kopt profile: not profiled: {}\n", why);
+    return kExitNoDevice;
+  }
+  int exit_code = kExitOk;
+  for (const Shape& shape : shapes) {
+    ProfileResult r;
+    s = profiler.profile(source, cmd.params, shape, &r);
+    if (!s.ok()) {
+      fmt::print("shape {}: not profiled: {}\n", shape.name(), s.message());
+      exit_code = kExitRejected;
+      continue;
+    }
+    fmt::print("shape {}: kernel {} {:.2f} us under the profiler\n  {}\n", shape.name(), r.kernel,
+               r.duration_us, roofline_line(r));
+    if (cmd.json) fmt::print("{}\n", profile_to_json(r));
+  }
+  return exit_code;
+}
 
 int run_eval(const EvalCommand& cmd) {
   std::string source;

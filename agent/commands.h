@@ -32,6 +32,9 @@ struct EvalCommand {
   bool json = false;
 };
 int run_eval(const EvalCommand& cmd);
+// `kopt profile FILE --shape S [--param N=V]`: the candidate under the
+// vendor profiler, as the search profiles new bests (roofline line + counters).
+int run_profile(const EvalCommand& cmd, double time_limit_s);
 
 struct BenchCommand {
   std::string suite;  // "contest" or empty

@@ -130,7 +130,7 @@ Status load_config(const std::string& path, bool required, Config* out) {
   }
   Config c = *out;
   const StrictTable top(path, t, "");
-  KOPT_RETURN_IF_ERROR(top.check_keys({"run", "sandbox", "mutator", "models"}));
+  KOPT_RETURN_IF_ERROR(top.check_keys({"run", "sandbox", "mutator", "profiler", "models"}));
   auto section = [&](const char* name, const toml::table** table) -> Status {
     *table = nullptr;
     const toml::node* n = t.get(name);
@@ -175,6 +175,14 @@ Status load_config(const std::string& path, bool required, Config* out) {
     const StrictTable m(path, *table, "mutator");
     KOPT_RETURN_IF_ERROR(m.check_keys({"weight"}));
     KOPT_RETURN_IF_ERROR(m.read("weight", &c.mutator_weight));
+  }
+  KOPT_RETURN_IF_ERROR(section("profiler", &table));
+  if (table) {
+    const StrictTable pr(path, *table, "profiler");
+    KOPT_RETURN_IF_ERROR(pr.check_keys({"enabled", "command", "time_limit_s"}));
+    KOPT_RETURN_IF_ERROR(pr.read("enabled", &c.profiler_enabled));
+    KOPT_RETURN_IF_ERROR(pr.read("command", &c.profiler_command));
+    KOPT_RETURN_IF_ERROR(pr.read("time_limit_s", &c.profiler_time_limit_s));
   }
   if (const toml::node* n = t.get("models")) {
     const toml::array* models = n->as_array();

@@ -42,6 +42,10 @@ struct Config {
   bool amd_check = true;
   // [mutator]
   double mutator_weight = 1.0;
+  // [profiler]: hardware counters of each new best (Nsight Compute)
+  bool profiler_enabled = true;
+  std::string profiler_command;  // empty: ncu from PATH
+  double profiler_time_limit_s = 180;
   // [[models]]
   std::vector<ModelConfig> models;
 };

@@ -141,6 +141,14 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
   for (const auto& row : all)
     if (names.insert(row.candidate.name).second)
       ctx->top.push_back({row.candidate, row.evaluation});
+  ctx->parent_profile.clear();
+  if (!ctx->parents.empty()) {
+    std::vector<ProfileRecord> profiles;
+    KOPT_RETURN_IF_ERROR(db_->profiles_of(ctx->parents[0].candidate.id, &profiles));
+    for (const auto& p : profiles)
+      if (p.status == "ok" && p.shape == shape_.name() && p.device == device_.name)
+        ctx->parent_profile = p.summary;
+  }
   KOPT_RETURN_IF_ERROR(db_->failed_evaluations(run.id, 3, &ctx->recent_failures));
   std::vector<AttemptRecord> attempts;
   KOPT_RETURN_IF_ERROR(db_->attempts(run.id, 20, &attempts));
@@ -163,6 +171,20 @@ Proposer* OptimizationLoop::pick_proposer() {
     r -= p.weight;
   }
   return proposers_.back().proposer.get();
+}
+
+Status OptimizationLoop::profile(const CandidateRecord& c) {
+  ProfileResult result;
+  Status s = profiler_->profile(c.source, params_from_json(c.params_json), shape_, &result);
+  ProfileRecord p;
+  p.candidate_id = c.id;
+  p.shape = shape_.name();
+  p.device = device_.name;
+  p.tool = s.ok() ? result.tool : "";
+  p.status = s.ok() ? "ok" : "failed";
+  p.summary = s.ok() ? roofline_line(result) : s.message();
+  p.json = s.ok() ? profile_to_json(result) : "{}";
+  return db_->add_profile(&p);
 }
 
 Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c) {
@@ -212,6 +234,9 @@ Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c)
                                                       *incumbent[0].evaluation.median_us),
                       second.message);
       e = second;
+      const bool leads = e.verdict == "ok" && e.median_us &&
+                         (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us);
+      if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
     }
   }
   KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));

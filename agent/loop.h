@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/profiler.h"
 #include "agent/proposer.h"
 #include "db/database.h"
 #include "sandbox/evaluation.h"
@@ -70,17 +71,23 @@ class OptimizationLoop {
   // Continues a run: evaluates what was in flight, then goes on.
   Status resume(int64_t run_id);
 
+  // Profiles each new best after its re-measurement (so every parent the
+  // search builds on has hardware counters); none: not profiled.
+  void set_profiler(Profiler* profiler) { profiler_ = profiler; }
+
   // The reason the last run stopped ("budget", "time", "tokens", "space covered", "no device").
   const std::string& stop_reason() const { return stop_reason_; }
 
  private:
   Status run(RunRecord* run);
   Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate);
+  Status profile(const CandidateRecord& candidate);
   Status gather_context(const RunRecord& run, ProposalContext* ctx);
   Proposer* pick_proposer();
 
   Database* db_;
   Evaluator* evaluator_;
+  Profiler* profiler_ = nullptr;
   std::vector<WeightedProposer> proposers_;
   std::string unreachable_;  // why the last proposer set aside was
   LoopOptions options_;

@@ -59,6 +59,21 @@ int main(int argc, char** argv) {
       "--no-time", [&](int64_t) { eval.time = false; }, "verify only");
   eval_cmd->add_flag("--json", eval.json, "print the full results as JSON");
 
+  kopt::EvalCommand profile;
+  std::vector<std::string> profile_params;
+  double profile_time_limit_s = 180;
+  auto* profile_cmd = app.add_subcommand(
+      "profile", "Hardware counters of one candidate under Nsight Compute (as runs profile bests)");
+  profile_cmd->add_option("file", profile.file, "candidate HIP source with its kopt: contract")
+      ->required();
+  profile_cmd->add_option("--shape", profile.shapes, "KxN (or KxN/gG); repeatable")->required();
+  profile_cmd->add_option("--group", profile.group, "group size G when the shape names none");
+  profile_cmd->add_option("--param", profile_params,
+                          "NAME=VALUE for a declared tunable parameter; repeatable");
+  profile_cmd->add_option("--time-limit", profile_time_limit_s,
+                          "seconds for the whole profiling run of one shape");
+  profile_cmd->add_flag("--json", profile.json, "also print the counters as JSON");
+
   kopt::BenchCommand bench;
   uint64_t bench_seed = 0;
   auto* bench_cmd = app.add_subcommand("bench",
@@ -196,6 +211,14 @@ int main(int argc, char** argv) {
     }
     if (*eval_seed_opt) eval.seed = eval_seed;
     return kopt::run_eval(eval);
+  }
+  if (*profile_cmd) {
+    std::string error;
+    if (!parse_params(profile_params, &profile.params, &error)) {
+      std::fprintf(stderr, "kopt profile: %s\n", error.c_str());
+      return kopt::kExitUsage;
+    }
+    return kopt::run_profile(profile, profile_time_limit_s);
   }
   if (*bench_cmd) {
     if (*bench_seed_opt) bench.seed = bench_seed;

@@ -123,6 +123,8 @@ std::string render_prompt(const ProposalContext& ctx, const PromptTemplates& tem
   replace_all(&p, "{{parent_name}}",
               parent ? parent->candidate.name + " " + parent->candidate.params_json : "none");
   replace_all(&p, "{{parent_metrics}}", parent ? describe_metrics(parent->evaluation) : "none");
+  replace_all(&p, "{{parent_profile}}",
+              ctx.parent_profile.empty() ? "not profiled" : ctx.parent_profile);
   replace_all(&p, "{{top}}", top.empty() ? "none yet\n" : top);
   replace_all(&p, "{{failures}}", failures.empty() ? "none\n" : failures);
   // Last: the parent's source may itself contain braces.

@@ -23,9 +23,10 @@ struct ScoredCandidate {
 struct ProposalContext {
   Shape shape;
   double read_bandwidth_gbps = 0;
-  DeviceInfo device;                              // the GPU that verifies and times every candidate
-  std::vector<ScoredCandidate> parents;           // [0]: the main parent
-  std::vector<ScoredCandidate> top;               // strong and diverse others
+  DeviceInfo device;                     // the GPU that verifies and times every candidate
+  std::vector<ScoredCandidate> parents;  // [0]: the main parent
+  std::string parent_profile;        // the profiler's roofline line for parents[0], empty if none
+  std::vector<ScoredCandidate> top;  // strong and diverse others
   std::vector<EvaluationRecord> recent_failures;  // newest first
   // Answers that produced no candidate (malformed, an edit that did not
   // apply...), newest first: the next prompt says why, so a model does not

@@ -163,6 +163,19 @@ int run_optimize(const RunCommand& cmd) {
             : config.seed ? config.seed
                           : (static_cast<uint64_t>(rd()) << 32 | rd());
   OptimizationLoop loop(db.get(), &evaluator, std::move(proposers), lo, print_progress);
+  // Hardware counters for each new best (and so every parent), where the
+  // vendor profiler is installed; otherwise the prompts say "not profiled".
+  NcuProfiler profiler(config.profiler_command, "", config.profiler_time_limit_s);
+  std::string no_profiler;
+  if (!config.profiler_enabled)
+    fmt::print(stderr, "profiler: off ([profiler] enabled = false)\n");
+  else if (device.platform != "nvidia-cuda")
+    fmt::print(stderr, "profiler: not profiled on {} (Nsight Compute is NVIDIA's)\n",
+               device.platform);
+  else if (!profiler.available(&no_profiler))
+    fmt::print(stderr, "profiler: not profiled: {}\n", no_profiler);
+  else
+    loop.set_profiler(&profiler);
   int64_t run_id = cmd.resume.value_or(0);
   nlohmann::json cfg{{"budget", config.budget},    {"time_s", config.time_s},
                      {"tokens", config.tokens},    {"trials", config.trials},
@@ -283,6 +296,12 @@ int db_show(Database& db, int64_t id, bool full) {
     if (!e.log.empty())
       fmt::print("  log:\n{}\n", e.log.substr(0, full ? std::string::npos : 2000));
   }
+  std::vector<ProfileRecord> profiles;
+  db.profiles_of(c.id, &profiles);
+  for (const auto& p : profiles)
+    fmt::print("\nprofile {} on {} ({}, {}): {}{}\n", p.id, p.shape, p.device,
+               p.tool.empty() ? "profiler" : p.tool,
+               p.status == "ok" ? "" : "not profiled: ", p.summary);
   fmt::print("\nsource:\n{}\n", c.source);
   if (!c.prompt.empty())
     fmt::print("\nprompt:\n{}\n",

@@ -90,6 +90,20 @@ CREATE TABLE attempts(
   created_at TEXT NOT NULL);
 CREATE INDEX attempts_run ON attempts(run_id);
 )sql",
+    // 1 -> 2: hardware-counter profiles of the candidates the search builds on.
+    R"sql(
+CREATE TABLE profiles(
+  id INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  shape TEXT NOT NULL,
+  device TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  status TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  json TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX profiles_candidate ON profiles(candidate_id);
+)sql",
 };
 
 // A prepared statement with positional binding; finalised on scope exit.
@@ -564,6 +578,48 @@ Status Database::add_attempt(AttemptRecord* a) {
       .bind(a->created_at);
   KOPT_RETURN_IF_ERROR(s.done());
   a->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::add_profile(ProfileRecord* p) {
+  p->created_at = now_utc();
+  Statement s(db_,
+              "INSERT INTO profiles(candidate_id, shape, device, tool, status, summary, json, "
+              "created_at) VALUES(?,?,?,?,?,?,?,?)");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(p->candidate_id)
+      .bind(p->shape)
+      .bind(p->device)
+      .bind(p->tool)
+      .bind(p->status)
+      .bind(p->summary)
+      .bind(p->json)
+      .bind(p->created_at);
+  KOPT_RETURN_IF_ERROR(s.done());
+  p->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::profiles_of(int64_t candidate_id, std::vector<ProfileRecord>* out) {
+  out->clear();
+  Statement s(db_,
+              "SELECT id, candidate_id, shape, device, tool, status, summary, json, created_at "
+              "FROM profiles WHERE candidate_id=? ORDER BY id");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(candidate_id);
+  while (s.step() == SQLITE_ROW) {
+    ProfileRecord p;
+    p.id = s.integer(0);
+    p.candidate_id = s.integer(1);
+    p.shape = s.text(2);
+    p.device = s.text(3);
+    p.tool = s.text(4);
+    p.status = s.text(5);
+    p.summary = s.text(6);
+    p.json = s.text(7);
+    p.created_at = s.text(8);
+    out->push_back(std::move(p));
+  }
   return Status();
 }
 

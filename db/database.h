@@ -19,7 +19,7 @@ struct sqlite3;
 
 namespace kopt {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 struct RunRecord {
   int64_t id = 0;
@@ -73,6 +73,15 @@ struct EvaluationRecord {
 
 // A failure that produced no evaluation: malformed model answer, HTTP error,
 // an edit that did not apply, a duplicate...
+// The vendor profiler's view of one candidate on one shape and device:
+// status "ok" (summary: the roofline line, json: the counters) or "failed"
+// (summary: why, e.g. no permission for counters).
+struct ProfileRecord {
+  int64_t id = 0;
+  int64_t candidate_id = 0;
+  std::string shape, device, tool, status, summary, json, created_at;
+};
+
 struct AttemptRecord {
   int64_t id = 0;
   int64_t run_id = 0;
@@ -115,6 +124,8 @@ class Database {
   Status update_evaluation_details(int64_t evaluation_id, const std::string& details_json);
 
   Status add_attempt(AttemptRecord* a);
+  Status add_profile(ProfileRecord* p);
+  Status profiles_of(int64_t candidate_id, std::vector<ProfileRecord>* out);
 
   // Fastest verified candidates: per shape (shape empty: every shape), best
   // first. Kernels that spill on the measuring GPU, or that the gfx906 check

@@ -203,6 +203,23 @@ TEST(LoopTest, PromptTemplatesComeFromAFolder) {
   EXPECT_FALSE(PromptTemplates::from_directory(dir + "/missing", &t).ok());
 }
 
+// The parent's profiler line reaches the prompt; without one it says so.
+TEST(LoopTest, ThePromptCarriesTheParentsProfile) {
+  ProposalContext ctx;
+  ctx.shape = Shape{5120, 256, 64};
+  ctx.device.name = "Fake GPU";
+  ScoredCandidate parent;
+  parent.candidate.source = "/* kopt: {} */";
+  ctx.parents.push_back(parent);
+  EXPECT_NE(render_prompt(ctx, PromptTemplates::builtin())
+                .find("Profiler (hardware counters): not profiled"),
+            std::string::npos);
+  ctx.parent_profile = "latency-bound: DRAM 53% of peak; stalls: long scoreboard 58%";
+  EXPECT_NE(render_prompt(ctx, PromptTemplates::builtin())
+                .find("Profiler (hardware counters): latency-bound: DRAM 53% of peak"),
+            std::string::npos);
+}
+
 // A run killed with SIGKILL loses nothing already recorded and resumes.
 TEST(LoopTest, KilledRunResumesWithoutLoss) {
   const std::string path = test::temp_path("resume");
@@ -329,6 +346,86 @@ TEST(LoopTest, ANewBestIsMeasuredAgainBeforeItLeads) {
     EXPECT_EQ(e[1].stage, "re-measured");
     EXPECT_NE(e[1].message.find("re-measurement of a new best"), std::string::npos);
   }
+}
+
+// Profiles every new best (after its re-measurement) and hands the parent's
+// roofline line to the proposers; a profiler failure is recorded, not fatal.
+class FakeProfiler : public Profiler {
+ public:
+  int calls = 0;
+  bool fail_next = false;
+  Status profile(const std::string&, const std::map<std::string, int64_t>&, const Shape&,
+                 ProfileResult* out) override {
+    ++calls;
+    if (fail_next) {
+      fail_next = false;
+      return Status::error("ERR_NVGPUCTRPERM: no permission to read the counters");
+    }
+    out->tool = "fake-ncu";
+    out->dram_pct = 40 + calls;
+    out->issue_pct = 30;
+    out->registers = 64;
+    out->stalls = {{"long_scoreboard", 70}, {"wait", 30}};
+    return Status();
+  }
+};
+
+class RecordingMutator : public ParameterMutator {
+ public:
+  std::vector<std::string>* seen;
+  explicit RecordingMutator(std::vector<std::string>* s) : seen(s) {}
+  bool propose(const ProposalContext& ctx, Proposal* out, ProposalFailure* failure) override {
+    seen->push_back(ctx.parent_profile);
+    return ParameterMutator::propose(ctx, out, failure);
+  }
+};
+
+TEST(LoopTest, NewBestsAreProfiledAndParentsCarryTheirProfile) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("profiles"), &db).ok());
+  test::FakeEvaluator eval;
+  FakeProfiler profiler;
+  profiler.fail_next = true;  // the first best's profile fails
+  std::vector<std::string> contexts;
+  std::vector<WeightedProposer> proposers;
+  proposers.push_back({std::make_unique<RecordingMutator>(&contexts), 1.0});
+  LoopOptions o;
+  o.budget = 30;
+  o.seed = 42;
+  OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
+  loop.set_profiler(&profiler);
+  int64_t run_id = 0;
+  Shape shape{5120, 256, 64};
+  ASSERT_TRUE(loop.start(shape, "{}", &run_id).ok());
+  EXPECT_GE(profiler.calls, 2);
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best(shape.name(), "Fake GPU", 1, &best).ok());
+  std::vector<ProfileRecord> profiles;
+  ASSERT_TRUE(db->profiles_of(best[0].candidate.id, &profiles).ok());
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].status, "ok");
+  EXPECT_EQ(profiles[0].tool, "fake-ncu");
+  EXPECT_EQ(profiles[0].summary.rfind("latency-bound: DRAM", 0), 0u) << profiles[0].summary;
+  // Only new bests: far fewer profiles than candidates, the failure kept.
+  int failed = 0, total = 0;
+  std::vector<CandidateRecord> candidates;
+  ASSERT_TRUE(db->candidates_of_run(run_id, &candidates).ok());
+  for (const auto& c : candidates) {
+    std::vector<ProfileRecord> p;
+    ASSERT_TRUE(db->profiles_of(c.id, &p).ok());
+    total += static_cast<int>(p.size());
+    for (const auto& r : p) failed += r.status == "failed";
+  }
+  EXPECT_EQ(total, profiler.calls);
+  EXPECT_LT(total, 30);
+  EXPECT_EQ(failed, 1);
+  // The proposers saw the parent's line once it had one.
+  ASSERT_FALSE(contexts.empty());
+  EXPECT_NE(std::find_if(contexts.begin(), contexts.end(),
+                         [](const std::string& c) {
+                           return c.find("long scoreboard 70%") != std::string::npos;
+                         }),
+            contexts.end());
 }
 
 TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {

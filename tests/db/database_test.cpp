@@ -258,5 +258,61 @@ TEST(DatabaseTest, SurvivesSigkillOfTheWriter) {
   sqlite3_close(raw);
 }
 
+// Profiles are kept per candidate, in order, with their status.
+TEST(DatabaseTest, ProfilesRoundTrip) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("profiles-db"), &db).ok());
+  RunRecord run;
+  run.shape = "5120x256";
+  ASSERT_TRUE(db->create_run(&run).ok());
+  CandidateRecord c = make_candidate(run.id, "p");
+  ASSERT_TRUE(db->add_candidate(&c).ok());
+  ProfileRecord failed{0, c.id, "5120x256", "NVIDIA H100", "", "failed", "no permission", "{}", ""};
+  ProfileRecord ok{0,
+                   c.id,
+                   "5120x256",
+                   "NVIDIA H100",
+                   "ncu",
+                   "ok",
+                   "memory-bound: DRAM 85%",
+                   R"({"dram_pct": 85})",
+                   ""};
+  ASSERT_TRUE(db->add_profile(&failed).ok());
+  ASSERT_TRUE(db->add_profile(&ok).ok());
+  std::vector<ProfileRecord> back;
+  ASSERT_TRUE(db->profiles_of(c.id, &back).ok());
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].status, "failed");
+  EXPECT_EQ(back[1].summary, "memory-bound: DRAM 85%");
+  EXPECT_FALSE(back[1].created_at.empty());
+}
+
+// A database written before profiles existed (schema 1) gains the table on
+// open, its rows untouched.
+TEST(DatabaseTest, SchemaOneGainsProfilesOnOpen) {
+  const std::string path = test::temp_path("schema1");
+  int64_t run_id = 0;
+  {
+    std::unique_ptr<Database> db;
+    ASSERT_TRUE(Database::open(path, &db).ok());
+    RunRecord run;
+    run.shape = "5120x256";
+    ASSERT_TRUE(db->create_run(&run).ok());
+    run_id = run.id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(raw, "DROP TABLE profiles; PRAGMA user_version=1", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(raw);
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(path, &db).ok());
+  RunRecord run;
+  ASSERT_TRUE(db->get_run(run_id, &run).ok());
+  std::vector<ProfileRecord> none;
+  EXPECT_TRUE(db->profiles_of(1, &none).ok());
+}
+
 }  // namespace
 }  // namespace kopt

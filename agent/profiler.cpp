@@ -1,0 +1,285 @@
+#include "agent/profiler.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sandbox/candidate.h"
+#include "sandbox/subprocess.h"
+
+namespace kopt {
+namespace {
+
+// Stall reasons Nsight Compute reports per issue-active cycle; the roofline
+// line shows each as a share of their sum.
+const std::vector<std::string>& stall_reasons() {
+  static const std::vector<std::string> reasons = {
+      "long_scoreboard", "short_scoreboard", "mio_throttle",   "lg_throttle",
+      "barrier",         "wait",             "math_pipe_throttle", "not_selected",
+      "no_instruction",  "dispatch_stall",   "membar",         "drain",
+      "branch_resolving", "imc_miss",        "tex_throttle",   "sleeping"};
+  return reasons;
+}
+
+std::string stall_metric(const std::string& reason) {
+  return "smsp__average_warps_issue_stalled_" + reason + "_per_issue_active.ratio";
+}
+
+// One CSV line of quoted fields ("a","b,c","") into its fields.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(field);
+      field.clear();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  out.push_back(field);
+  return out;
+}
+
+// "1,152.5" (ncu may group digits) -> 1152.5; false when not a number.
+bool number(std::string text, double* out) {
+  text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+  if (text.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtod(text.c_str(), &end);
+  return end && *end == '\0';
+}
+
+std::string pretty(std::string reason) {
+  std::replace(reason.begin(), reason.end(), '_', ' ');
+  return reason;
+}
+
+}  // namespace
+
+const std::vector<std::string>& ncu_metrics() {
+  static const std::vector<std::string> metrics = [] {
+    std::vector<std::string> m = {"gpu__time_duration.sum",
+                                  "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                                  "sm__inst_issued.avg.pct_of_peak_sustained_active",
+                                  "sm__warps_active.avg.pct_of_peak_sustained_active",
+                                  "sm__maximum_warps_per_active_cycle_pct",
+                                  "lts__t_sector_hit_rate.pct",
+                                  "launch__registers_per_thread"};
+    for (const auto& r : stall_reasons()) m.push_back(stall_metric(r));
+    return m;
+  }();
+  return metrics;
+}
+
+Status parse_ncu_csv(const std::string& output, ProfileResult* out) {
+  *out = ProfileResult();
+  std::istringstream in(output);
+  std::string line;
+  std::vector<std::string> header, units, values;
+  while (std::getline(in, line)) {
+    if (line.rfind("\"ID\"", 0) != 0) continue;
+    header = csv_fields(line);
+    // The units line, then the first kernel's values; other output may sit
+    // between them.
+    while (std::getline(in, line))
+      if (line.rfind("\"", 0) == 0) {
+        if (units.empty())
+          units = csv_fields(line);
+        else {
+          values = csv_fields(line);
+          break;
+        }
+      }
+    break;
+  }
+  if (header.empty()) return Status::error("no Nsight Compute CSV in the profiler's output");
+  if (values.size() != header.size() || units.size() != header.size())
+    return Status::error("the profiler's CSV has no complete row for a kernel");
+  std::map<std::string, std::pair<double, std::string>> m;
+  for (size_t i = 0; i < header.size(); ++i) {
+    double v;
+    if (number(values[i], &v)) m[header[i]] = {v, units[i]};
+    if (header[i] == "Kernel Name") out->kernel = values[i];
+  }
+  auto get = [&](const std::string& name, double* v) -> Status {
+    auto it = m.find(name);
+    if (it == m.end()) return Status::error("the profiler did not report " + name);
+    *v = it->second.first;
+    return Status();
+  };
+  double duration = 0, registers = 0;
+  KOPT_RETURN_IF_ERROR(get("gpu__time_duration.sum", &duration));
+  const std::string unit = m["gpu__time_duration.sum"].second;
+  out->duration_us = unit == "nsecond" || unit == "ns"    ? duration / 1e3
+                     : unit == "msecond" || unit == "ms" ? duration * 1e3
+                                                          : duration;
+  KOPT_RETURN_IF_ERROR(get("dram__throughput.avg.pct_of_peak_sustained_elapsed", &out->dram_pct));
+  KOPT_RETURN_IF_ERROR(get("sm__inst_issued.avg.pct_of_peak_sustained_active", &out->issue_pct));
+  KOPT_RETURN_IF_ERROR(
+      get("sm__warps_active.avg.pct_of_peak_sustained_active", &out->achieved_occupancy_pct));
+  KOPT_RETURN_IF_ERROR(
+      get("sm__maximum_warps_per_active_cycle_pct", &out->theoretical_occupancy_pct));
+  KOPT_RETURN_IF_ERROR(get("lts__t_sector_hit_rate.pct", &out->l2_hit_pct));
+  KOPT_RETURN_IF_ERROR(get("launch__registers_per_thread", &registers));
+  out->registers = static_cast<int>(registers);
+  double total = 0;
+  for (const auto& r : stall_reasons()) {
+    double v = 0;
+    if (get(stall_metric(r), &v).ok() && v > 0) {
+      out->stalls.push_back({r, v});
+      total += v;
+    }
+  }
+  for (auto& s : out->stalls) s.second = total > 0 ? 100 * s.second / total : 0;
+  std::sort(out->stalls.begin(), out->stalls.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  return Status();
+}
+
+std::string roofline_line(const ProfileResult& p) {
+  // A kernel near the DRAM roof is memory-bound; one whose issue slots are
+  // the busier unit is compute-bound; neither close to its peak means
+  // latency-bound (too little in flight to saturate either).
+  const char* bound = p.dram_pct >= 60 && p.dram_pct >= p.issue_pct ? "memory-bound"
+                      : p.issue_pct >= 60                              ? "compute-bound (issue)"
+                                                                       : "latency-bound";
+  std::string s = fmt::format(
+      "{}: DRAM {:.0f}% of peak, issue slots {:.0f}% busy, occupancy {:.0f}% of {:.0f}% "
+      "possible, L2 hit {:.0f}%, {} registers",
+      bound, p.dram_pct, p.issue_pct, p.achieved_occupancy_pct, p.theoretical_occupancy_pct,
+      p.l2_hit_pct, p.registers);
+  if (!p.stalls.empty()) {
+    s += "; stalls:";
+    for (size_t i = 0; i < p.stalls.size() && i < 3; ++i)
+      s += fmt::format("{} {} {:.0f}%", i ? "," : "", pretty(p.stalls[i].first),
+                       p.stalls[i].second);
+  }
+  return s;
+}
+
+std::string profile_to_json(const ProfileResult& p) {
+  nlohmann::json stalls = nlohmann::json::array();
+  for (const auto& [reason, share] : p.stalls) stalls.push_back({reason, share});
+  return nlohmann::json{{"tool", p.tool},
+                        {"kernel", p.kernel},
+                        {"duration_us", p.duration_us},
+                        {"dram_pct", p.dram_pct},
+                        {"issue_pct", p.issue_pct},
+                        {"achieved_occupancy_pct", p.achieved_occupancy_pct},
+                        {"theoretical_occupancy_pct", p.theoretical_occupancy_pct},
+                        {"l2_hit_pct", p.l2_hit_pct},
+                        {"registers", p.registers},
+                        {"stalls", stalls}}
+      .dump();
+}
+
+Status profile_from_json(const std::string& text, ProfileResult* out) {
+  *out = ProfileResult();
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return Status::error("a stored profile is not a JSON object");
+  auto num = [&](const char* key) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+  };
+  out->tool = j.contains("tool") && j["tool"].is_string() ? j["tool"].get<std::string>() : "";
+  out->kernel =
+      j.contains("kernel") && j["kernel"].is_string() ? j["kernel"].get<std::string>() : "";
+  out->duration_us = num("duration_us");
+  out->dram_pct = num("dram_pct");
+  out->issue_pct = num("issue_pct");
+  out->achieved_occupancy_pct = num("achieved_occupancy_pct");
+  out->theoretical_occupancy_pct = num("theoretical_occupancy_pct");
+  out->l2_hit_pct = num("l2_hit_pct");
+  out->registers = static_cast<int>(num("registers"));
+  if (j.contains("stalls") && j["stalls"].is_array())
+    for (const auto& s : j["stalls"])
+      if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_number())
+        out->stalls.push_back({s[0].get<std::string>(), s[1].get<double>()});
+  return Status();
+}
+
+NcuProfiler::NcuProfiler(std::string ncu, std::string kopt, double time_limit_s)
+    : ncu_(ncu.empty() ? find_program("ncu") : std::move(ncu)),
+      kopt_(kopt.empty() ? executable_dir() + "/kopt" : std::move(kopt)),
+      time_limit_s_(time_limit_s) {}
+
+bool NcuProfiler::available(std::string* why) const {
+  if (ncu_.empty() || access(ncu_.c_str(), X_OK) != 0) {
+    *why = "no Nsight Compute (ncu) in PATH";
+    return false;
+  }
+  return true;
+}
+
+Status NcuProfiler::profile(const std::string& source,
+                            const std::map<std::string, int64_t>& params, const Shape& shape,
+                            ProfileResult* out) {
+  std::string why;
+  if (!available(&why)) return Status::error("not profiled: " + why);
+  Candidate c;
+  KOPT_RETURN_IF_ERROR(parse_candidate(source, params, &c));
+  if (c.spec.launches.empty()) return Status::error("the candidate launches no kernel");
+  char path[] = "/tmp/kopt-profile-XXXXXX.hip";
+  const int fd = mkstemps(path, 4);
+  if (fd < 0) return Status::error("cannot create a temporary file for the profiler");
+  close(fd);
+  { std::ofstream(path) << source; }
+  // The relayout and kopt's own kernels are not matched; the first launch
+  // of the candidate's first kernel (verification's first run) is profiled.
+  std::vector<std::string> argv = {ncu_,
+                                   "--csv",
+                                   "--page",
+                                   "raw",
+                                   "--target-processes",
+                                   "all",
+                                   "-k",
+                                   "regex:^" + c.spec.launches[0].kernel + "$",
+                                   "--launch-count",
+                                   "1",
+                                   "--metrics"};
+  std::string metrics;
+  for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
+  argv.push_back(metrics);
+  for (const std::string& a :
+       {kopt_, std::string("eval"), std::string(path), std::string("--shape"), shape.name(),
+        std::string("--no-time"), std::string("--trials"), std::string("1")})
+    argv.push_back(a);
+  for (const auto& [name, value] : params) {
+    argv.push_back("--param");
+    argv.push_back(name + "=" + std::to_string(value));
+  }
+  ProcessResult r;
+  Status s = run_process(argv, time_limit_s_, 1 << 20, &r);
+  unlink(path);
+  KOPT_RETURN_IF_ERROR(s);
+  if (r.timed_out)
+    return Status::error(fmt::format("the profiler ran past its {:.0f} s limit", time_limit_s_));
+  s = parse_ncu_csv(r.output, out);
+  if (!s.ok()) {
+    // The last line usually says why (no permission for counters, ...).
+    std::string tail = r.output.substr(r.output.size() > 400 ? r.output.size() - 400 : 0);
+    return Status::error(s.message() + " (profiler output ends: " + tail + ")");
+  }
+  out->tool = "ncu";
+  return Status();
+}
+
+}  // namespace kopt

@@ -1,0 +1,71 @@
+// Hardware counters of one candidate from the vendor profiler, for the
+// candidates the search builds on (new bests, hence every parent): Nsight
+// Compute on NVIDIA. The profiler runs `kopt eval` of the candidate under
+// its own time limit; its answer is summarised in one roofline line for the
+// prompt and kept per evaluation in the database.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox/problem.h"
+#include "sandbox/status.h"
+
+namespace kopt {
+
+struct ProfileResult {
+  std::string tool;  // "ncu 2025.3.1" ...
+  std::string kernel;
+  double duration_us = 0;
+  double dram_pct = 0;                  // DRAM throughput, % of peak
+  double issue_pct = 0;                 // issue slots busy, % of peak
+  double achieved_occupancy_pct = 0;    // active warps, % of the SM's maximum
+  double theoretical_occupancy_pct = 0;
+  double l2_hit_pct = 0;
+  int registers = 0;
+  // Stall reasons, largest first, as a share (%) of all stalled warp cycles.
+  std::vector<std::pair<std::string, double>> stalls;
+};
+
+// Nsight Compute's metric names, in the order they are requested.
+const std::vector<std::string>& ncu_metrics();
+
+// Reads `ncu --csv --page raw` output (other program output may be mixed
+// in): the first profiled kernel's metrics. An error names what is missing.
+Status parse_ncu_csv(const std::string& output, ProfileResult* out);
+
+// "memory-bound: DRAM 52% of peak, issue slots 43% busy, occupancy 22% of
+// 25% possible, L2 hit 4%, 126 registers; stalls: short scoreboard 51%, ..."
+std::string roofline_line(const ProfileResult& p);
+
+// To and from the JSON kept in the database.
+std::string profile_to_json(const ProfileResult& p);
+Status profile_from_json(const std::string& text, ProfileResult* out);
+
+class Profiler {
+ public:
+  virtual ~Profiler() = default;
+  virtual Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
+                         const Shape& shape, ProfileResult* out) = 0;
+};
+
+// Nsight Compute over `kopt eval FILE --no-time`: the candidate's first
+// launched kernel, once, after its load-time work.
+class NcuProfiler : public Profiler {
+ public:
+  // `ncu` and `kopt` are paths (found in PATH / beside this program when
+  // empty); `time_limit_s` bounds the whole profiling run.
+  NcuProfiler(std::string ncu, std::string kopt, double time_limit_s);
+  // False (with the reason) when no ncu is installed: "not profiled".
+  bool available(std::string* why) const;
+  Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
+                 const Shape& shape, ProfileResult* out) override;
+
+ private:
+  std::string ncu_, kopt_;
+  double time_limit_s_;
+};
+
+}  // namespace kopt

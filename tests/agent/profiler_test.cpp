@@ -1,0 +1,86 @@
+#include "agent/profiler.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_paths.h"
+
+namespace kopt {
+namespace {
+
+// Real `ncu --csv --page raw` output (Nsight Compute 2025.3.1, H100, the gen
+// seed on 5120x3072, kopt eval's own lines mixed in).
+TEST(ProfilerTest, ReadsNsightComputeRawCsv) {
+  const std::string text =
+      test::read_source_file("tests/agent/data/ncu-raw-h100-5120x3072.txt");
+  ASSERT_FALSE(text.empty());
+  ProfileResult p;
+  ASSERT_TRUE(parse_ncu_csv(text, &p).ok());
+  EXPECT_EQ(p.kernel, "gemv");
+  EXPECT_NEAR(p.duration_us, 11.456, 1e-9);  // "11,456" nsecond
+  EXPECT_DOUBLE_EQ(p.dram_pct, 23.23);
+  EXPECT_DOUBLE_EQ(p.issue_pct, 31.32);
+  EXPECT_DOUBLE_EQ(p.achieved_occupancy_pct, 10.72);
+  EXPECT_DOUBLE_EQ(p.theoretical_occupancy_pct, 25);
+  EXPECT_DOUBLE_EQ(p.l2_hit_pct, 13.78);
+  EXPECT_EQ(p.registers, 128);
+  ASSERT_GE(p.stalls.size(), 3u);
+  EXPECT_EQ(p.stalls[0].first, "long_scoreboard");
+  EXPECT_EQ(p.stalls[1].first, "wait");
+  double total = 0;
+  for (const auto& s : p.stalls) total += s.second;
+  EXPECT_NEAR(total, 100, 1e-6);
+  const std::string line = roofline_line(p);
+  EXPECT_EQ(line.rfind("latency-bound: DRAM 23% of peak, issue slots 31% busy, occupancy 11% of "
+                       "25% possible, L2 hit 14%, 128 registers; stalls: long scoreboard ",
+                       0),
+            0u)
+      << line;
+}
+
+TEST(ProfilerTest, RooflineClassFollowsTheBusierUnit) {
+  ProfileResult p;
+  p.dram_pct = 85;
+  p.issue_pct = 40;
+  EXPECT_EQ(roofline_line(p).rfind("memory-bound", 0), 0u);
+  p.dram_pct = 30;
+  p.issue_pct = 75;
+  EXPECT_EQ(roofline_line(p).rfind("compute-bound", 0), 0u);
+}
+
+TEST(ProfilerTest, MissingOrTruncatedOutputIsAnError) {
+  ProfileResult p;
+  EXPECT_FALSE(parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM: no permission\n", &p).ok());
+  EXPECT_FALSE(parse_ncu_csv("\"ID\",\"Kernel Name\"\n\"\",\"\"\n", &p).ok());
+  // A row without the metrics kopt asked for names the first one missing.
+  Status s = parse_ncu_csv("\"ID\",\"Kernel Name\"\n\"\",\"\"\n\"0\",\"gemv\"\n", &p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("gpu__time_duration.sum"), std::string::npos);
+}
+
+TEST(ProfilerTest, JsonRoundTripAndBadJson) {
+  ProfileResult p, back;
+  p.tool = "ncu";
+  p.kernel = "gemv";
+  p.dram_pct = 52.5;
+  p.registers = 126;
+  p.stalls = {{"long_scoreboard", 58}, {"wait", 12}};
+  ASSERT_TRUE(profile_from_json(profile_to_json(p), &back).ok());
+  EXPECT_EQ(roofline_line(back), roofline_line(p));
+  EXPECT_FALSE(profile_from_json("not json", &back).ok());
+  EXPECT_TRUE(profile_from_json(R"({"dram_pct": "x", "stalls": [1, ["a"]]})", &back).ok());
+  EXPECT_EQ(back.dram_pct, 0);
+  EXPECT_TRUE(back.stalls.empty());
+}
+
+TEST(ProfilerTest, WithoutNcuItSaysNotProfiled) {
+  NcuProfiler profiler("/nonexistent/ncu", "", 10);
+  std::string why;
+  EXPECT_FALSE(profiler.available(&why));
+  ProfileResult r;
+  Status s = profiler.profile("x", {}, Shape{512, 1024, 64}, &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("not profiled", 0), 0u);
+}
+
+}  // namespace
+}  // namespace kopt
