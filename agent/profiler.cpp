@@ -18,11 +18,22 @@ namespace {
 // Stall reasons Nsight Compute reports per issue-active cycle; the roofline
 // line shows each as a share of their sum.
 const std::vector<std::string>& stall_reasons() {
-  static const std::vector<std::string> reasons = {
-      "long_scoreboard", "short_scoreboard", "mio_throttle",   "lg_throttle",
-      "barrier",         "wait",             "math_pipe_throttle", "not_selected",
-      "no_instruction",  "dispatch_stall",   "membar",         "drain",
-      "branch_resolving", "imc_miss",        "tex_throttle",   "sleeping"};
+  static const std::vector<std::string> reasons = {"long_scoreboard",
+                                                   "short_scoreboard",
+                                                   "mio_throttle",
+                                                   "lg_throttle",
+                                                   "barrier",
+                                                   "wait",
+                                                   "math_pipe_throttle",
+                                                   "not_selected",
+                                                   "no_instruction",
+                                                   "dispatch_stall",
+                                                   "membar",
+                                                   "drain",
+                                                   "branch_resolving",
+                                                   "imc_miss",
+                                                   "tex_throttle",
+                                                   "sleeping"};
   return reasons;
 }
 
@@ -129,9 +140,9 @@ Status parse_ncu_csv(const std::string& output, ProfileResult* out) {
   double duration = 0, registers = 0;
   KOPT_RETURN_IF_ERROR(get("gpu__time_duration.sum", &duration));
   const std::string unit = m["gpu__time_duration.sum"].second;
-  out->duration_us = unit == "nsecond" || unit == "ns"    ? duration / 1e3
+  out->duration_us = unit == "nsecond" || unit == "ns"   ? duration / 1e3
                      : unit == "msecond" || unit == "ms" ? duration * 1e3
-                                                          : duration;
+                                                         : duration;
   KOPT_RETURN_IF_ERROR(get("dram__throughput.avg.pct_of_peak_sustained_elapsed", &out->dram_pct));
   KOPT_RETURN_IF_ERROR(get("sm__inst_issued.avg.pct_of_peak_sustained_active", &out->issue_pct));
   KOPT_RETURN_IF_ERROR(
@@ -160,8 +171,8 @@ std::string roofline_line(const ProfileResult& p) {
   // the busier unit is compute-bound; neither close to its peak means
   // latency-bound (too little in flight to saturate either).
   const char* bound = p.dram_pct >= 60 && p.dram_pct >= p.issue_pct ? "memory-bound"
-                      : p.issue_pct >= 60                              ? "compute-bound (issue)"
-                                                                       : "latency-bound";
+                      : p.issue_pct >= 60                           ? "compute-bound (issue)"
+                                                                    : "latency-bound";
   std::string s = fmt::format(
       "{}: DRAM {:.0f}% of peak, issue slots {:.0f}% busy, occupancy {:.0f}% of {:.0f}% "
       "possible, L2 hit {:.0f}%, {} registers",
@@ -170,8 +181,8 @@ std::string roofline_line(const ProfileResult& p) {
   if (!p.stalls.empty()) {
     s += "; stalls:";
     for (size_t i = 0; i < p.stalls.size() && i < 3; ++i)
-      s += fmt::format("{} {} {:.0f}%", i ? "," : "", pretty(p.stalls[i].first),
-                       p.stalls[i].second);
+      s +=
+          fmt::format("{} {} {:.0f}%", i ? "," : "", pretty(p.stalls[i].first), p.stalls[i].second);
   }
   return s;
 }
@@ -229,9 +240,8 @@ bool NcuProfiler::available(std::string* why) const {
   return true;
 }
 
-Status NcuProfiler::profile(const std::string& source,
-                            const std::map<std::string, int64_t>& params, const Shape& shape,
-                            ProfileResult* out) {
+Status NcuProfiler::profile(const std::string& source, const std::map<std::string, int64_t>& params,
+                            const Shape& shape, ProfileResult* out) {
   std::string why;
   if (!available(&why)) return Status::error("not profiled: " + why);
   Candidate c;

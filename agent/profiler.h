@@ -19,9 +19,9 @@ struct ProfileResult {
   std::string tool;  // "ncu 2025.3.1" ...
   std::string kernel;
   double duration_us = 0;
-  double dram_pct = 0;                  // DRAM throughput, % of peak
-  double issue_pct = 0;                 // issue slots busy, % of peak
-  double achieved_occupancy_pct = 0;    // active warps, % of the SM's maximum
+  double dram_pct = 0;                // DRAM throughput, % of peak
+  double issue_pct = 0;               // issue slots busy, % of peak
+  double achieved_occupancy_pct = 0;  // active warps, % of the SM's maximum
   double theoretical_occupancy_pct = 0;
   double l2_hit_pct = 0;
   int registers = 0;

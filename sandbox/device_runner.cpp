@@ -1,6 +1,7 @@
 #include "sandbox/device_runner.h"
 
 #include <algorithm>
+#include <sstream>
 #include <vector>
 
 #include "sandbox/candidate.h"
@@ -54,6 +55,16 @@ struct Loaded {
   Module module;
   CallTraits traits;
 };
+
+// The compiler's first error line ("candidate.hip(230): error: identifier
+// \"sofx\" is undefined"), so the verdict says what to fix without the log.
+std::string first_compiler_error(const std::string& log) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("error") != std::string::npos) return line.substr(0, 300);
+  return "";
+}
 
 bool fail(EvalResult& r, Verdict v, const std::string& message) {
   r.verdict = v;
@@ -162,8 +173,11 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
   s = rtc_compile(assemble_source(cleaned), options, &out->compiled);
   result.log = out->compiled.log.substr(0, 16384);
   if (!s.ok()) return fail(result, Verdict::kInternalError, s.message());
-  if (!out->compiled.compiled)
-    return fail(result, Verdict::kCompileError, "does not compile for " + arch);
+  if (!out->compiled.compiled) {
+    const std::string first = first_compiler_error(out->compiled.log);
+    return fail(result, Verdict::kCompileError,
+                "does not compile for " + arch + (first.empty() ? "" : ": " + first));
+  }
 #if defined(KOPT_PLATFORM_NVIDIA)
   // PTX is text; on AMD the code object is scanned by the offline gfx906 check.
   s = check_no_matrix_instructions(out->compiled.code);

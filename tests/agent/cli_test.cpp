@@ -176,7 +176,12 @@ TEST(CliTest, EvalWithoutAGpuReportsContractStaticAndCompileErrors) {
        {},
        "static_rejected",
        "mma"},
-      {contract + "\n" + kernel + " y[0] = undefined_name; }", {}, "compile_error", "sm_90"},
+      // The verdict line carries the compiler's first error, not just "does not compile".
+      {contract + "\n" + kernel + " y[0] = undefined_name; }",
+       {},
+       "compile_error",
+       "does not compile for sm_90: candidate.hip(2): error: identifier \"undefined_name\" is "
+       "undefined"},
       {vec, {"--param", "NOPE=3"}, "contract_error", "NOPE"},
       {vec, {"--param", "ROWS=3"}, "contract_error", "ROWS = 3"},
   };

@@ -10,8 +10,7 @@ namespace {
 // Real `ncu --csv --page raw` output (Nsight Compute 2025.3.1, H100, the gen
 // seed on 5120x3072, kopt eval's own lines mixed in).
 TEST(ProfilerTest, ReadsNsightComputeRawCsv) {
-  const std::string text =
-      test::read_source_file("tests/agent/data/ncu-raw-h100-5120x3072.txt");
+  const std::string text = test::read_source_file("tests/agent/data/ncu-raw-h100-5120x3072.txt");
   ASSERT_FALSE(text.empty());
   ProfileResult p;
   ASSERT_TRUE(parse_ncu_csv(text, &p).ok());
