@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "agent/answer_parser.h"
+#include "agent/report.h"
 #include "sandbox/candidate.h"
 #include "sandbox/json_fields.h"
 
@@ -64,6 +65,46 @@ std::string describe_device(const DeviceInfo& d) {
       d.read_bandwidth_gbps);
 }
 
+// Up to two other candidates to learn from, chosen for diversity: the best
+// of another kernel family (its whole source: a different structure), then
+// the best sibling of the parent's family with other parameters or code
+// (its diff against the parent). Each with its idea and its measurement.
+std::string inspirations(const ProposalContext& ctx) {
+  if (ctx.parents.empty()) return "none yet\n";
+  const ScoredCandidate& parent = ctx.parents[0];
+  const ScoredCandidate *other_family = nullptr, *sibling = nullptr;
+  for (const auto& t : ctx.top) {
+    if (t.candidate.id == parent.candidate.id || !t.evaluation) continue;
+    if (t.candidate.name != parent.candidate.name) {
+      if (!other_family) other_family = &t;
+    } else if (!sibling && (t.candidate.source != parent.candidate.source ||
+                            t.candidate.params_json != parent.candidate.params_json)) {
+      sibling = &t;
+    }
+  }
+  std::string out;
+  constexpr size_t kMaxChars = 6000;  // a whole kernel, not a whole prompt
+  if (other_family) {
+    const auto& c = other_family->candidate;
+    std::string source = c.source.substr(0, kMaxChars);
+    if (source.size() < c.source.size()) source += "\n[... truncated]";
+    out += fmt::format("## {} {} (another kernel family): {}\nIdea: {}\n```hip\n{}\n```\n", c.name,
+                       c.params_json, describe_metrics(other_family->evaluation),
+                       candidate_idea(c, nullptr), source);
+  }
+  if (sibling) {
+    const auto& c = sibling->candidate;
+    std::string diff = c.source == parent.candidate.source
+                           ? "(same code; parameters " + c.params_json + " against the parent's " +
+                                 parent.candidate.params_json + ")\n"
+                           : unified_diff(parent.candidate.source, c.source).substr(0, kMaxChars);
+    out += fmt::format("## {} {} (a variant of the parent): {}\nIdea: {}\n```diff\n{}```\n", c.name,
+                       c.params_json, describe_metrics(sibling->evaluation),
+                       candidate_idea(c, &parent.candidate), diff);
+  }
+  return out.empty() ? "none yet\n" : out;
+}
+
 }  // namespace
 
 PromptTemplates PromptTemplates::builtin() {
@@ -100,6 +141,7 @@ std::string render_prompt(const ProposalContext& ctx, const PromptTemplates& tem
   for (const auto& t : ctx.top)
     top += fmt::format("- {} {}: {}\n", t.candidate.name, t.candidate.params_json,
                        describe_metrics(t.evaluation));
+  replace_all(&p, "{{inspirations}}", inspirations(ctx));
   std::string failures;
   for (const auto& f : ctx.recent_failures) {
     failures += fmt::format("- {} at stage {}: {}\n", f.verdict, f.stage, f.message);

@@ -220,6 +220,50 @@ TEST(LoopTest, ThePromptCarriesTheParentsProfile) {
             std::string::npos);
 }
 
+// Inspirations, chosen for diversity: the best of another family with its
+// source, the best variant of the parent's family with its diff, each with
+// its idea and measurement.
+TEST(LoopTest, ThePromptShowsInspirationsWithSourceAndDiff) {
+  ProposalContext ctx;
+  ctx.shape = Shape{5120, 256, 64};
+  ctx.device.name = "Fake GPU";
+  auto scored = [](int64_t id, const std::string& name, const std::string& source,
+                   const std::string& params, double us) {
+    ScoredCandidate c;
+    c.candidate.id = id;
+    c.candidate.name = name;
+    c.candidate.source = source;
+    c.candidate.params_json = params;
+    EvaluationRecord e;
+    e.verdict = "ok";
+    e.median_us = us;
+    c.evaluation = e;
+    return c;
+  };
+  const std::string gen = find_seed("gen")->source, dot = find_seed("dot")->source;
+  ctx.parents.push_back(scored(1, "gen", gen, R"({"WARPS":8})", 5.0));
+  ctx.top.push_back(scored(2, "gen", gen, R"({"WARPS":4})", 5.5));
+  std::string edited = gen;
+  edited.replace(edited.find("#define XLOADS 4"), 16, "#define XLOADS 8");
+  ctx.top.push_back(scored(3, "gen", edited, R"({"WARPS":8})", 5.6));
+  ctx.top.push_back(scored(4, "dot", dot, "{}", 6.0));
+  const std::string p = render_prompt(ctx, PromptTemplates::builtin());
+  const size_t at = p.find("# Inspirations");
+  ASSERT_NE(at, std::string::npos);
+  const std::string part = p.substr(at);
+  EXPECT_NE(part.find("## dot {} (another kernel family)"), std::string::npos) << part;
+  EXPECT_NE(part.find(dot.substr(0, 200)), std::string::npos);
+  // The first sibling in rank order: same code, other parameters.
+  EXPECT_NE(part.find(R"(## gen {"WARPS":4} (a variant of the parent))"), std::string::npos);
+  EXPECT_NE(part.find(R"(parameters {"WARPS":4} against the parent's {"WARPS":8})"),
+            std::string::npos);
+  // Without parameter siblings, a code variant comes as a diff.
+  ctx.top.erase(ctx.top.begin());
+  const std::string q = render_prompt(ctx, PromptTemplates::builtin());
+  EXPECT_NE(q.find("-#define XLOADS 4\n+#define XLOADS 8"), std::string::npos)
+      << q.substr(q.find("# Inspirations"), 1500);
+}
+
 // A run killed with SIGKILL loses nothing already recorded and resumes.
 TEST(LoopTest, KilledRunResumesWithoutLoss) {
   const std::string path = test::temp_path("resume");

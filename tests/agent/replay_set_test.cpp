@@ -1,7 +1,7 @@
+#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <dirent.h>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -43,8 +43,7 @@ TEST(ReplaySetTest, EveryAnswerBecomesASourceOrAReason) {
   for (auto [name, text] : answers) {
     // The server fills this in from the prompt's parent.
     const size_t at = text.find("{{PARENT_BODY}}");
-    if (at != std::string::npos)
-      text.replace(at, 15, parent.substr(parent.find("*/\n") + 3));
+    if (at != std::string::npos) text.replace(at, 15, parent.substr(parent.find("*/\n") + 3));
     std::string source, kind;
     Status s = parse_model_answer(text, parent, &source, &kind);
     if (!s.ok()) {
