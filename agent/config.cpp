@@ -143,8 +143,9 @@ Status load_config(const std::string& path, bool required, Config* out) {
   KOPT_RETURN_IF_ERROR(section("run", &table));
   if (table) {
     const StrictTable run(path, *table, "run");
-    KOPT_RETURN_IF_ERROR(run.check_keys(
-        {"budget", "time", "tokens", "trials", "seed", "batch", "database", "unreachable_limit"}));
+    KOPT_RETURN_IF_ERROR(
+        run.check_keys({"budget", "time", "tokens", "trials", "seed", "batch", "database",
+                        "unreachable_limit", "niche_every", "bandit"}));
     std::string time;
     int64_t seed = 0;
     KOPT_RETURN_IF_ERROR(run.read("budget", &c.budget));
@@ -159,6 +160,8 @@ Status load_config(const std::string& path, bool required, Config* out) {
     KOPT_RETURN_IF_ERROR(run.read("batch", &c.batch));
     KOPT_RETURN_IF_ERROR(run.read("database", &c.database));
     KOPT_RETURN_IF_ERROR(run.read("unreachable_limit", &c.unreachable_limit));
+    KOPT_RETURN_IF_ERROR(run.read("niche_every", &c.niche_every));
+    KOPT_RETURN_IF_ERROR(run.read("bandit", &c.bandit));
   }
   KOPT_RETURN_IF_ERROR(section("sandbox", &table));
   if (table) {

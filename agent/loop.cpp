@@ -141,6 +141,26 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
   for (const auto& row : all)
     if (names.insert(row.candidate.name).second)
       ctx->top.push_back({row.candidate, row.evaluation});
+  // Niches: now and then the main parent is the best of another family (in
+  // turn), the global best moving to the others, so a family that is behind
+  // is still improved rather than abandoned to the leader.
+  ++generations_;
+  std::vector<size_t> family_best;  // index in `all` of each family's best, global best first
+  std::set<std::string> families;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (families.insert(all[i].candidate.name).second) family_best.push_back(i);
+  if (options_.niche_every > 0 && family_best.size() > 1 &&
+      generations_ % options_.niche_every == 0) {
+    const size_t turn = static_cast<size_t>(generations_ / options_.niche_every - 1);
+    const BestRow& niche = all[family_best[1 + turn % (family_best.size() - 1)]];
+    ctx->top.insert(ctx->top.begin(), ctx->parents[0]);
+    ctx->top.erase(std::remove_if(ctx->top.begin() + 1, ctx->top.end(),
+                                  [&](const ScoredCandidate& t) {
+                                    return t.candidate.id == niche.candidate.id;
+                                  }),
+                   ctx->top.end());
+    ctx->parents[0] = {niche.candidate, niche.evaluation};
+  }
   ctx->parent_profile.clear();
   if (!ctx->parents.empty()) {
     std::vector<ProfileRecord> profiles;
@@ -161,14 +181,51 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
   return Status();
 }
 
+std::vector<double> bandit_shares(const std::vector<WeightedProposer>& proposers) {
+  // Beta-like prior: one improvement in ten proposals' worth of spending.
+  double mean_spent = 0;
+  int priced = 0;
+  for (const auto& p : proposers)
+    if (p.proposals > 0) {
+      mean_spent += p.spent / p.proposals;
+      ++priced;
+    }
+  mean_spent = priced ? mean_spent / priced : 0;
+  std::vector<double> value(proposers.size());
+  double total_weight = 0, total_value = 0;
+  for (size_t i = 0; i < proposers.size(); ++i) {
+    const auto& p = proposers[i];
+    // Cost of one proposal where nothing is priced or counted: 1 (per proposal).
+    const double unit = mean_spent > 0 ? mean_spent : 1.0;
+    const double cost =
+        (p.proposals > 0 && mean_spent > 0 ? p.spent : p.proposals * unit) + 10 * unit;
+    value[i] = p.weight * (p.improvements + 1.0) / cost;
+    total_weight += p.weight;
+    total_value += value[i];
+  }
+  std::vector<double> shares(proposers.size(), 0);
+  if (total_weight <= 0 || total_value <= 0) return shares;
+  for (size_t i = 0; i < proposers.size(); ++i) {
+    const double plain = proposers[i].weight / total_weight;
+    shares[i] = std::max(value[i] / total_value, plain / 10);
+  }
+  return shares;
+}
+
 Proposer* OptimizationLoop::pick_proposer() {
+  std::vector<double> shares;
+  if (options_.bandit) {
+    shares = bandit_shares(proposers_);
+  } else {
+    for (const auto& p : proposers_) shares.push_back(p.weight);
+  }
   double total = 0;
-  for (const auto& p : proposers_) total += p.weight;
+  for (double s : shares) total += s;
   if (total <= 0) return nullptr;
   double r = rng_.uniform(0, total);
-  for (const auto& p : proposers_) {
-    if (r < p.weight) return p.proposer.get();
-    r -= p.weight;
+  for (size_t i = 0; i < proposers_.size(); ++i) {
+    if (r < shares[i]) return proposers_[i].proposer.get();
+    r -= shares[i];
   }
   return proposers_.back().proposer.get();
 }
@@ -188,6 +245,7 @@ Status OptimizationLoop::profile(const CandidateRecord& c) {
 }
 
 Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c) {
+  last_led_ = false;
   std::optional<EvaluationRecord> previous;
   KOPT_RETURN_IF_ERROR(db_->find_evaluation(c->key, shape_.name(), device_.name, &previous));
   EvaluationRecord e;
@@ -236,6 +294,7 @@ Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c)
       e = second;
       const bool leads = e.verdict == "ok" && e.median_us &&
                          (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us);
+      last_led_ = leads;
       if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
     }
   }
@@ -424,6 +483,9 @@ Status OptimizationLoop::run(RunRecord* run) {
         finish("failed");
         return s;
       }
+      ++picked.proposals;
+      picked.improvements += last_led_ ? 1 : 0;
+      picked.spent += proposal.cost > 0 ? proposal.cost : proposal.tokens / 1e6;
       ++produced;
       KOPT_RETURN_IF_ERROR(report());
     }

@@ -32,7 +32,17 @@ struct WeightedProposer {
   std::unique_ptr<Proposer> proposer;
   double weight = 1.0;
   int unreachable_in_a_row = 0;  // set aside (weight 0) at LoopOptions::unreachable_limit
+  // What this proposer has earned in the run so far (the bandit's evidence).
+  int proposals = 0;     // candidates it produced
+  int improvements = 0;  // of which became the new best (after re-measurement)
+  double spent = 0;      // its cost: dollars where priced, else millions of tokens
 };
+
+// The share of proposals each proposer gets: its configured weight times its
+// improvements per cost so far, with a prior so that a new proposer is tried
+// and an unlucky one is not starved (never below a tenth of its plain share).
+// Weights set aside (0) stay 0.
+std::vector<double> bandit_shares(const std::vector<WeightedProposer>& proposers);
 
 struct LoopOptions {
   int64_t budget = 100;  // candidates evaluated in the run, seeds included
@@ -50,6 +60,12 @@ struct LoopOptions {
   // Measure a candidate that beats the incumbent a second time before it
   // leads (Database::best ranks by the slower measurement).
   bool remeasure_new_bests = true;
+  // Every `niche_every`-th generation builds on the best of another kernel
+  // family (by name, in turn) instead of the global best; 0: never.
+  int niche_every = 3;
+  // Share proposals between proposers by improvement per cost (bandit_shares);
+  // false: by the configured weights alone.
+  bool bandit = true;
 };
 
 // One line of progress, after each candidate.
@@ -101,6 +117,8 @@ class OptimizationLoop {
   // evaluated again.
   std::map<std::string, int64_t> seen_code_;
   int64_t evaluated_ = 0;
+  int64_t generations_ = 0;
+  bool last_led_ = false;  // the last evaluated candidate became the new best
   std::string stop_reason_;
   std::string last_line_;
 };

@@ -154,6 +154,8 @@ int run_optimize(const RunCommand& cmd) {
   lo.budget = config.budget;
   if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
   lo.unreachable_limit = config.unreachable_limit;
+  lo.niche_every = config.niche_every;
+  lo.bandit = config.bandit;
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;
   lo.trials = config.trials;

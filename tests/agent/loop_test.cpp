@@ -472,6 +472,67 @@ TEST(LoopTest, NewBestsAreProfiledAndParentsCarryTheirProfile) {
             contexts.end());
 }
 
+// Niches: every third generation the main parent is the best of another
+// kernel family, in turn; the others build on the global best.
+class ParentRecorder : public ParameterMutator {
+ public:
+  std::vector<std::string>* parents;
+  explicit ParentRecorder(std::vector<std::string>* p) : parents(p) {}
+  bool propose(const ProposalContext& ctx, Proposal* out, ProposalFailure* failure) override {
+    parents->push_back(ctx.parents[0].candidate.name);
+    return ParameterMutator::propose(ctx, out, failure);
+  }
+};
+
+TEST(LoopTest, EveryThirdGenerationBuildsOnAnotherFamily) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("niches"), &db).ok());
+  test::FakeEvaluator eval;
+  std::vector<std::string> parents;
+  std::vector<WeightedProposer> proposers;
+  proposers.push_back({std::make_unique<ParentRecorder>(&parents), 1.0});
+  LoopOptions o;
+  o.budget = 29;  // 5 seeds + 6 generations of 4
+  o.seed = 7;
+  o.batch = 4;
+  OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
+  int64_t run_id = 0;
+  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  ASSERT_GE(parents.size(), 24u);
+  std::set<std::string> niche_parents;
+  for (size_t g = 0; g < 6; ++g) {
+    const std::string& first = parents[g * 4];
+    for (size_t i = 1; i < 4; ++i)
+      EXPECT_EQ(parents[g * 4 + i], first);  // one parent per generation
+    if ((g + 1) % 3 == 0) niche_parents.insert(first);
+  }
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best("5120x256", "Fake GPU", 1, &best).ok());
+  EXPECT_EQ(niche_parents.size(), 2u);  // two niche generations, two different families
+  EXPECT_EQ(niche_parents.count(best[0].candidate.name), 0u);
+  // The other generations build on the leader's family.
+  EXPECT_EQ(parents.back() == best[0].candidate.name || parents[20] == best[0].candidate.name,
+            true);
+}
+
+// The bandit: improvements per cost decide the shares; a proposer that never
+// improves keeps a floor; a free one that improves gets the most.
+TEST(LoopTest, BanditSharesFollowImprovementPerCost) {
+  std::vector<WeightedProposer> p(3);
+  p[0].weight = p[1].weight = p[2].weight = 1;
+  auto shares = bandit_shares(p);
+  EXPECT_NEAR(shares[0], 1.0 / 3, 1e-9);                         // no evidence yet: the weights
+  p[0].proposals = 20, p[0].improvements = 6, p[0].spent = 0.2;  // cheap and good
+  p[1].proposals = 20, p[1].improvements = 6, p[1].spent = 2.0;  // as good, ten times the price
+  p[2].proposals = 20, p[2].improvements = 0, p[2].spent = 0.2;  // cheap, never improves
+  shares = bandit_shares(p);
+  EXPECT_GT(shares[0], shares[1]);
+  EXPECT_GT(shares[1], shares[2]);
+  EXPECT_GE(shares[2], (1.0 / 3) / 10 - 1e-12);  // the floor
+  p[1].weight = 0;                               // set aside
+  EXPECT_EQ(bandit_shares(p)[1], 0);
+}
+
 TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
   class NoDevice : public test::FakeEvaluator {
    public:
