@@ -162,6 +162,7 @@ Status load_config(const std::string& path, bool required, Config* out) {
     KOPT_RETURN_IF_ERROR(run.read("unreachable_limit", &c.unreachable_limit));
     KOPT_RETURN_IF_ERROR(run.read("niche_every", &c.niche_every));
     KOPT_RETURN_IF_ERROR(run.read("bandit", &c.bandit));
+    KOPT_RETURN_IF_ERROR(run.read("repair_turns", &c.repair_turns));
   }
   KOPT_RETURN_IF_ERROR(section("sandbox", &table));
   if (table) {

@@ -35,8 +35,9 @@ struct Config {
   std::string database = "kopt.db";
   int unreachable_limit =
       3;  // a model endpoint unreachable this many times in a row is set aside; 0: never
-  int niche_every = 3;  // every n-th generation builds on another family's best; 0: never
-  bool bandit = true;   // share proposals by improvement per cost (else by weight alone)
+  int niche_every = 3;   // every n-th generation builds on another family's best; 0: never
+  bool bandit = true;    // share proposals by improvement per cost (else by weight alone)
+  int repair_turns = 1;  // per failed model candidate: the failure goes back to the model
   // [sandbox]
   double compile_timeout_s = 60;
   double run_timeout_s = 30;

@@ -181,6 +181,15 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
   return Status();
 }
 
+namespace {
+// Failures a model can fix from the message and log alone.
+bool repairable(const std::string& verdict) {
+  return verdict == "compile_error" || verdict == "contract_error" ||
+         verdict == "static_rejected" || verdict == "wrong_result" || verdict == "not_written" ||
+         verdict == "launch_error";
+}
+}  // namespace
+
 std::vector<double> bandit_shares(const std::vector<WeightedProposer>& proposers) {
   // Beta-like prior: one improvement in ten proposals' worth of spending.
   double mean_spent = 0;
@@ -302,6 +311,58 @@ Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c)
   ++evaluated_;
   last_line_ = fmt::format("{} {} {}{}", c->name, c->params_json, e.verdict,
                            e.median_us ? fmt::format(" {:.2f} us", *e.median_us) : "");
+  return Status();
+}
+
+Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
+                                  WeightedProposer* picked, CandidateRecord* out, bool* evaluated) {
+  *evaluated = false;
+  auto record_attempt = [&](const std::string& kind, const std::string& message) {
+    AttemptRecord a;
+    a.run_id = run->id;
+    a.proposer = picked->proposer->name();
+    a.model = picked->proposer->model();
+    a.kind = kind;
+    a.message = message;
+    a.prompt = proposal.prompt;
+    a.answer = proposal.answer;
+    return db_->add_attempt(&a);
+  };
+  CandidateRecord c;
+  c.run_id = run->id;
+  c.name = proposal.name;
+  c.source = proposal.source;
+  const auto params = declared_params(proposal.source, proposal.params);
+  c.params_json = params_to_json(params);
+  c.key = proposal_key(proposal.source, params);
+  c.parents = proposal.parents;
+  c.proposer = proposal.proposer;
+  c.model = proposal.model;
+  c.prompt = proposal.prompt;
+  c.answer = proposal.answer;
+  c.generation = 1;
+  for (const auto& p : ctx.parents)
+    if (!proposal.parents.empty() && p.candidate.id == proposal.parents[0])
+      c.generation = p.candidate.generation + 1;
+  if (seen_.count(c.key)) {
+    return record_attempt("duplicate", "identical to a candidate already in this run");
+  }
+  const std::string code = code_key(c.source, c.params_json);
+  if (auto same = seen_code_.find(code); same != seen_code_.end()) {
+    return record_attempt("duplicate", "the same code as candidate " +
+                                           std::to_string(same->second) +
+                                           " once comments and white space are set aside: "
+                                           "change what the kernel does");
+  }
+  seen_.insert(c.key);
+  KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
+  seen_code_.emplace(code, c.id);
+  KOPT_RETURN_IF_ERROR(evaluate_and_record(run, &c));
+  ++picked->proposals;
+  picked->improvements += last_led_ ? 1 : 0;
+  picked->spent += proposal.cost > 0 ? proposal.cost : proposal.tokens / 1e6;
+  *out = c;
+  *evaluated = true;
   return Status();
 }
 
@@ -444,50 +505,46 @@ Status OptimizationLoop::run(RunRecord* run) {
         KOPT_RETURN_IF_ERROR(report());
         continue;
       }
-      CandidateRecord c;
-      c.run_id = run->id;
-      c.name = proposal.name;
-      c.source = proposal.source;
-      const auto params = declared_params(proposal.source, proposal.params);
-      c.params_json = params_to_json(params);
-      c.key = proposal_key(proposal.source, params);
-      c.parents = proposal.parents;
-      c.proposer = proposal.proposer;
-      c.model = proposal.model;
-      c.prompt = proposal.prompt;
-      c.answer = proposal.answer;
-      c.generation = 1;
-      for (const auto& p : ctx.parents)
-        if (!proposal.parents.empty() && p.candidate.id == proposal.parents[0])
-          c.generation = p.candidate.generation + 1;
-      if (seen_.count(c.key)) {
-        KOPT_RETURN_IF_ERROR(record_attempt("duplicate",
-                                            "identical to a candidate already in this run",
-                                            proposal.prompt, proposal.answer));
-        continue;
+      // One repair turn for a model candidate that failed (compile error,
+      // rejected, wrong result): the failure goes back to the same model,
+      // and its answer is a new candidate, counted in the budget.
+      for (int turn = 0;; ++turn) {
+        CandidateRecord c;
+        bool evaluated = false;
+        Status considered = consider(run, ctx, proposal, &picked, &c, &evaluated);
+        if (!considered.ok()) {
+          finish("failed");
+          return considered;
+        }
+        if (evaluated) ++produced;
+        KOPT_RETURN_IF_ERROR(report());
+        if (!evaluated || turn >= options_.repair_turns || out_of_budget()) break;
+        std::vector<EvaluationRecord> e;
+        KOPT_RETURN_IF_ERROR(db_->evaluations_of(c.id, &e));
+        if (e.empty() || !repairable(e.back().verdict)) break;
+        const EvaluationRecord& f = e.back();
+        std::string what = fmt::format("{} at stage {}: {}", f.verdict, f.stage, f.message);
+        if (f.first_bad_index >= 0)
+          what += fmt::format("\nfirst wrong index {} ({}): expected {:.6g}, got {:.6g}",
+                              f.first_bad_index, f.dataset, f.expected, f.got);
+        if (!f.log.empty()) what += "\nlog:\n" + f.log.substr(0, 3000);
+        Proposal fixed;
+        ProposalFailure repair_failure;
+        if (!proposer->repair(ctx, proposal, what, &fixed, &repair_failure)) {
+          if (!repair_failure.kind.empty()) {
+            run->tokens_used += repair_failure.tokens;
+            run->cost += repair_failure.cost;
+            KOPT_RETURN_IF_ERROR(record_attempt("repair:" + repair_failure.kind,
+                                                repair_failure.message, repair_failure.prompt,
+                                                repair_failure.answer));
+          }
+          break;
+        }
+        run->tokens_used += fixed.tokens;
+        run->cost += fixed.cost;
+        fixed.parents.insert(fixed.parents.begin(), c.id);  // the failed kernel, then its parent
+        proposal = fixed;
       }
-      const std::string code = code_key(c.source, c.params_json);
-      if (auto same = seen_code_.find(code); same != seen_code_.end()) {
-        KOPT_RETURN_IF_ERROR(record_attempt(
-            "duplicate",
-            "the same code as candidate " + std::to_string(same->second) +
-                " once comments and white space are set aside: change what the kernel does",
-            proposal.prompt, proposal.answer));
-        continue;
-      }
-      seen_.insert(c.key);
-      KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
-      seen_code_.emplace(code, c.id);
-      Status s = evaluate_and_record(run, &c);
-      if (!s.ok()) {
-        finish("failed");
-        return s;
-      }
-      ++picked.proposals;
-      picked.improvements += last_led_ ? 1 : 0;
-      picked.spent += proposal.cost > 0 ? proposal.cost : proposal.tokens / 1e6;
-      ++produced;
-      KOPT_RETURN_IF_ERROR(report());
     }
     // Nothing new for several generations (every proposer failed or the
     // parameter space is covered): stop rather than spin.

@@ -66,6 +66,9 @@ struct LoopOptions {
   // Share proposals between proposers by improvement per cost (bandit_shares);
   // false: by the configured weights alone.
   bool bandit = true;
+  // Repair turns per failed model candidate (compile error, rejected, wrong
+  // result): the failure and log go back to the same model; 0: none.
+  int repair_turns = 1;
 };
 
 // One line of progress, after each candidate.
@@ -98,6 +101,10 @@ class OptimizationLoop {
   Status run(RunRecord* run);
   Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate);
   Status profile(const CandidateRecord& candidate);
+  // Records a proposal as a candidate and evaluates it, unless it repeats
+  // one (an attempt "duplicate" then); `evaluated` says which.
+  Status consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
+                  WeightedProposer* picked, CandidateRecord* out, bool* evaluated);
   Status gather_context(const RunRecord& run, ProposalContext* ctx);
   Proposer* pick_proposer();
 

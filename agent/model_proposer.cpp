@@ -189,8 +189,37 @@ bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalF
     return false;
   }
   const std::string prompt = render_prompt(ctx, templates_);
+  return ask({{"system", templates_.system}, {"user", prompt}}, prompt, ctx.parents[0],
+             ctx.parents[0].candidate.source, out, failure);
+}
+
+bool ModelProposer::repair(const ProposalContext& ctx, const Proposal& failed,
+                           const std::string& what, Proposal* out, ProposalFailure* failure) {
+  if (ctx.parents.empty() || failed.answer.empty()) return false;
+  const std::string turn = fmt::format(
+      "Your kernel was evaluated and failed:\n{}\n\nFix it. Answer as before: the complete "
+      "kernel with its contract in one ```hip block, or SEARCH/REPLACE edits of the kernel you "
+      "just wrote; then one sentence on what you fixed.",
+      what);
+  ScoredCandidate parent = ctx.parents[0];
+  for (const auto& p : ctx.parents)
+    if (!failed.parents.empty() && p.candidate.id == failed.parents[0]) parent = p;
+  if (!ask({{"system", templates_.system},
+            {"user", failed.prompt},
+            {"assistant", failed.answer},
+            {"user", turn}},
+           failed.prompt + "\n\n[repair turn]\n" + turn, parent, failed.source, out, failure))
+    return false;
+  out->parents = failed.parents;
+  out->name = out->name.rfind("llm-", 0) == 0 ? failed.name + "-repair" : out->name;
+  return true;
+}
+
+bool ModelProposer::ask(const std::vector<ChatMessage>& messages, const std::string& prompt,
+                        const ScoredCandidate& parent, const std::string& base, Proposal* out,
+                        ProposalFailure* failure) {
   ChatReply reply;
-  Status s = client_->complete({{"system", templates_.system}, {"user", prompt}}, &reply);
+  Status s = client_->complete(messages, &reply);
   const int64_t tokens = reply.prompt_tokens + reply.completion_tokens;
   const double cost = (static_cast<double>(reply.prompt_tokens) * price_in_ +
                        static_cast<double>(reply.completion_tokens) * price_out_) /
@@ -202,7 +231,7 @@ bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalF
     return false;
   }
   std::string source, kind;
-  s = parse_model_answer(reply.text, ctx.parents[0].candidate.source, &source, &kind);
+  s = parse_model_answer(reply.text, base, &source, &kind);
   if (!s.ok()) {
     failure->kind = "malformed_answer";
     failure->message =
@@ -218,14 +247,13 @@ bool ModelProposer::propose(const ProposalContext& ctx, Proposal* out, ProposalF
   // views; "llm-<kind>" only when the contract names nothing.
   Candidate parsed;
   out->name = parse_candidate(source, {}, &parsed).ok() && !parsed.spec.name.empty() &&
-                      parsed.spec.name != "unnamed" &&
-                      parsed.spec.name != ctx.parents[0].candidate.name
+                      parsed.spec.name != "unnamed" && parsed.spec.name != parent.candidate.name
                   ? parsed.spec.name
                   : "llm-" + kind;
   // Parameters the parent set are kept where the new contract still declares them.
-  out->params = kind == "edits" ? params_from_json(ctx.parents[0].candidate.params_json)
+  out->params = kind == "edits" ? params_from_json(parent.candidate.params_json)
                                 : std::map<std::string, int64_t>{};
-  out->parents = {ctx.parents[0].candidate.id};
+  out->parents = {parent.candidate.id};
   out->proposer = name();
   out->model = name_;
   out->prompt = prompt;

@@ -30,8 +30,18 @@ class ModelProposer : public Proposer {
   std::string name() const override { return "llm"; }
   std::string model() const override { return name_; }
   bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) override;
+  // The failure goes back to the model after its own answer, with the log;
+  // its next answer is read like any other (edits apply to the failed kernel).
+  bool repair(const ProposalContext& context, const Proposal& failed, const std::string& what,
+              Proposal* out, ProposalFailure* failure) override;
 
  private:
+  // Sends `messages`, parses the answer against `base` (the source edits
+  // apply to) and fills `out` or `failure`.
+  bool ask(const std::vector<ChatMessage>& messages, const std::string& prompt,
+           const ScoredCandidate& parent, const std::string& base, Proposal* out,
+           ProposalFailure* failure);
+
   std::string name_;
   std::unique_ptr<ChatClient> client_;
   double price_in_, price_out_;

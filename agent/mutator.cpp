@@ -118,8 +118,8 @@ bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
 // say) is kept if changing one other parameter makes it runnable: knobs with
 // joint requirements become reachable one move at a time. Picks at random
 // among the one-parameter repairs; false when there is none.
-bool repair(const Candidate& c, const std::set<std::string>& moved, const ProposalContext& ctx,
-            std::map<std::string, int64_t>* params) {
+bool repair_move(const Candidate& c, const std::set<std::string>& moved, const ProposalContext& ctx,
+                 std::map<std::string, int64_t>* params) {
   std::vector<std::map<std::string, int64_t>> repairs;
   for (const auto& p : c.spec.params) {
     if (moved.count(p.name)) continue;
@@ -181,7 +181,7 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
       params[p.name] = mutate_value(p, params[p.name], rng);
       moved.insert(p.name);
     }
-    if (!runnable(c, params, ctx) && !repair(c, moved, ctx, &params)) continue;
+    if (!runnable(c, params, ctx) && !repair_move(c, moved, ctx, &params)) continue;
     std::string key = proposal_key(c.source, params);
     if (ctx.seen_keys && ctx.seen_keys->count(key)) continue;
     out->name = c.spec.name;

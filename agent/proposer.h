@@ -62,6 +62,14 @@ class Proposer {
   virtual std::string model() const { return ""; }
   // True with a proposal, false with a failure.
   virtual bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) = 0;
+  // One repair turn: `failed` (a proposal of this proposer) did not compile,
+  // was rejected or gave wrong results, as `what` says; the proposer may try
+  // again in the same conversation. False: no repair (the default).
+  virtual bool repair(const ProposalContext& context, const Proposal& failed,
+                      const std::string& what, Proposal* out, ProposalFailure* failure) {
+    (void)context, (void)failed, (void)what, (void)out, (void)failure;
+    return false;
+  }
 };
 
 // Mutates and recombines the declared tunable parameters of its parents:

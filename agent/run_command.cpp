@@ -156,6 +156,7 @@ int run_optimize(const RunCommand& cmd) {
   lo.unreachable_limit = config.unreachable_limit;
   lo.niche_every = config.niche_every;
   lo.bandit = config.bandit;
+  lo.repair_turns = config.repair_turns;
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;
   lo.trials = config.trials;

@@ -186,6 +186,57 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
       << server.request(0).substr(0, 2000);
 }
 
+// One repair turn: a model kernel that gives wrong results goes back to the
+// same model in the same conversation (its answer, then the failure with the
+// first wrong element); the fix is a new candidate whose first parent is the
+// failed kernel.
+TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
+  std::string broken = find_seed("naive")->source +
+                       "\n// BROKEN_KERNEL\nKOPT_INLINE int broken_marker() { return 1; }\n";
+  std::string fast = find_seed("naive")->source;
+  fast.replace(fast.find("\"name\": \"naive\""), 15, "\"name\": \"fixed\"");
+  fast += "\n// FAST_KERNEL\nKOPT_INLINE int fixed_marker() { return 2; }\n";
+  test::ReplayServer server({
+      {200, test::chat_body("A faster kernel:\n```hip\n" + broken + "```\n")},
+      {200, test::chat_body("Sorry, the offset was missing.\n```hip\n" + fast + "```\n")},
+  });
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("repair"), &db).ok());
+  test::FakeEvaluator eval;
+  HttpChatOptions co;
+  co.base_url = server.base_url();
+  co.model = "replay";
+  co.retries = 0;
+  co.timeout_s = 5;
+  std::vector<WeightedProposer> proposers;
+  proposers.push_back(
+      {std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co)), 1.0});
+  LoopOptions o;
+  o.budget = static_cast<int64_t>(builtin_seeds().size()) + 2;  // seeds, broken, its repair
+  o.batch = 1;
+  o.seed = 1;
+  OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
+  int64_t run_id;
+  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  ASSERT_GE(server.request_count(), 2u);
+  const std::string repair_request = server.request(1);
+  // The same conversation: the first prompt, the model's own answer, the failure.
+  EXPECT_NE(repair_request.find("A faster kernel:"), std::string::npos);
+  EXPECT_NE(repair_request.find("\"assistant\""), std::string::npos);
+  EXPECT_NE(repair_request.find("Your kernel was evaluated and failed"), std::string::npos);
+  EXPECT_NE(repair_request.find("wrong_result"), std::string::npos);
+  EXPECT_NE(repair_request.find("first wrong index 0"), std::string::npos);
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best("5120x256", "", 1, &best).ok());
+  ASSERT_FALSE(best.empty());
+  EXPECT_EQ(best[0].candidate.name, "fixed");
+  CandidateRecord failed;
+  ASSERT_FALSE(best[0].candidate.parents.empty());
+  ASSERT_TRUE(db->get_candidate(best[0].candidate.parents[0], &failed).ok());
+  EXPECT_NE(failed.source.find("BROKEN_KERNEL"), std::string::npos);
+  EXPECT_NE(best[0].candidate.prompt.find("[repair turn]"), std::string::npos);
+}
+
 // Prompt templates from a folder replace the built-in ones file by file.
 TEST(LoopTest, PromptTemplatesComeFromAFolder) {
   const std::string dir = test::temp_path("prompts");
