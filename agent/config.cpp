@@ -145,7 +145,7 @@ Status load_config(const std::string& path, bool required, Config* out) {
     const StrictTable run(path, *table, "run");
     KOPT_RETURN_IF_ERROR(
         run.check_keys({"budget", "time", "tokens", "trials", "seed", "batch", "database",
-                        "unreachable_limit", "niche_every", "bandit"}));
+                        "unreachable_limit", "niche_every", "bandit", "repair_turns"}));
     std::string time;
     int64_t seed = 0;
     KOPT_RETURN_IF_ERROR(run.read("budget", &c.budget));
