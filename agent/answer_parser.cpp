@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "agent/candidate_text.h"
+
 namespace kopt {
 
 namespace {
@@ -79,18 +81,6 @@ std::string trimmed(const std::string& line) {
   return line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    lines.push_back(text.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return lines;
-}
-
 // Applies one edit. Exact text first; then, as models drift in indentation,
 // the SEARCH lines matched with leading and trailing white space ignored
 // (blank lines skipped) — still required to match exactly once.
@@ -104,9 +94,9 @@ Status apply_edit(const Edit& e, size_t index, std::string* text) {
     return Status();
   }
   std::vector<std::string> wanted;
-  for (const auto& l : split_lines(e.search))
+  for (const auto& l : text_lines(e.search))
     if (!trimmed(l).empty()) wanted.push_back(trimmed(l));
-  const std::vector<std::string> lines = split_lines(*text);
+  const std::vector<std::string> lines = text_lines(*text);
   if (wanted.empty()) return Status::error(which + ": SEARCH text is blank");
   // Candidate matches: start line, end line (exclusive), skipping blank lines inside.
   std::vector<std::pair<size_t, size_t>> matches;

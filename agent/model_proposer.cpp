@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "agent/answer_parser.h"
-#include "agent/report.h"
+#include "agent/candidate_text.h"
 #include "sandbox/candidate.h"
 #include "sandbox/json_fields.h"
 

@@ -23,12 +23,4 @@ struct ReportOptions {
 
 Status build_report(Database& db, const ReportOptions& options, std::string* html);
 
-// What a candidate tried, in one line: for a parameter move the parameters
-// that changed against `parent`; for a model's kernel its contract's
-// description and the answer's first sentence; "seed" for a seed.
-std::string candidate_idea(const CandidateRecord& candidate, const CandidateRecord* parent);
-
-// A unified diff of two texts ("" when they are identical).
-std::string unified_diff(const std::string& a, const std::string& b);
-
 }  // namespace kopt

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "agent/candidate_text.h"
 #include "agent/chat_client.h"
 #include "agent/commands.h"
 #include "agent/config.h"

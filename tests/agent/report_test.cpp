@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "agent/candidate_text.h"
 #include "agent/svg_plot.h"
 #include "tests/test_paths.h"
 
