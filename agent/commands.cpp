@@ -87,12 +87,18 @@ int run_profile(const EvalCommand& cmd, double time_limit_s) {
     fmt::print(stderr, "kopt profile: {}\n", s.message());
     return kExitUsage;
   }
-  NcuProfiler profiler("", "", time_limit_s);
-  std::string why;
-  if (!profiler.available(&why)) {
-    fmt::print(stderr, "kopt profile: not profiled: {}\n", why);
+  // Whichever vendor profiler is installed: Nsight Compute, else rocprof.
+  NcuProfiler ncu("", "", time_limit_s);
+  RocprofProfiler rocprof("", "", time_limit_s);
+  std::string no_ncu, no_rocprof;
+  Profiler* chosen = ncu.available(&no_ncu)           ? static_cast<Profiler*>(&ncu)
+                     : rocprof.available(&no_rocprof) ? &rocprof
+                                                      : nullptr;
+  if (!chosen) {
+    fmt::print(stderr, "kopt profile: not profiled: {}; {}\n", no_ncu, no_rocprof);
     return kExitNoDevice;
   }
+  Profiler& profiler = *chosen;
   int exit_code = kExitOk;
   for (const Shape& shape : shapes) {
     ProfileResult r;

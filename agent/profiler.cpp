@@ -166,7 +166,62 @@ Status parse_ncu_csv(const std::string& output, ProfileResult* out) {
   return Status();
 }
 
+Status parse_rocprof_csv(const std::string& csv, const std::string& kernel, ProfileResult* out) {
+  *out = ProfileResult();
+  std::istringstream in(csv);
+  std::string line;
+  if (!std::getline(in, line)) return Status::error("rocprof wrote an empty CSV");
+  const std::vector<std::string> header = csv_fields(line);
+  auto column = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  };
+  const int name_col = column("KernelName");
+  if (name_col < 0) return Status::error("rocprof's CSV has no KernelName column");
+  while (std::getline(in, line)) {
+    const std::vector<std::string> row = csv_fields(line);
+    if (row.size() != header.size()) continue;
+    const std::string& name = row[static_cast<size_t>(name_col)];
+    // "gemv.kd", "gemv [clone .kd]", "gemv(...)": the name, then a separator.
+    if (name.rfind(kernel, 0) != 0 ||
+        (name.size() > kernel.size() &&
+         std::string(".( [").find(name[kernel.size()]) == std::string::npos))
+      continue;
+    out->kernel = kernel;
+    auto get = [&](const std::string& metric, double* v) -> Status {
+      const int c = column(metric);
+      if (c < 0 || !number(row[static_cast<size_t>(c)], v))
+        return Status::error("rocprof did not report " + metric);
+      return Status();
+    };
+    double begin = 0, end = 0, vgpr = 0, stalled = 0;
+    KOPT_RETURN_IF_ERROR(get("MemUnitBusy", &out->dram_pct));
+    KOPT_RETURN_IF_ERROR(get("VALUBusy", &out->issue_pct));
+    KOPT_RETURN_IF_ERROR(get("L2CacheHit", &out->l2_hit_pct));
+    KOPT_RETURN_IF_ERROR(get("MemUnitStalled", &stalled));
+    if (get("arch_vgpr", &vgpr).ok() || get("vgpr", &vgpr).ok())
+      out->registers = static_cast<int>(vgpr);
+    if (get("BeginNs", &begin).ok() && get("EndNs", &end).ok() && end > begin)
+      out->duration_us = (end - begin) / 1e3;
+    out->stalls = {{"memory_unit_stalled", stalled}};
+    out->tool = "rocprof";
+    return Status();
+  }
+  return Status::error("rocprof's CSV has no dispatch of kernel " + kernel);
+}
+
 std::string roofline_line(const ProfileResult& p) {
+  if (p.tool == "rocprof") {
+    const char* bound = p.dram_pct >= 60 && p.dram_pct >= p.issue_pct ? "memory-bound"
+                        : p.issue_pct >= 60                           ? "compute-bound (VALU)"
+                                                                      : "latency-bound";
+    const double stalled = p.stalls.empty() ? 0 : p.stalls[0].second;
+    return fmt::format(
+        "{}: memory unit {:.0f}% busy (stalled {:.0f}%), VALU {:.0f}% busy, L2 hit {:.0f}%, {} "
+        "VGPRs",
+        bound, p.dram_pct, stalled, p.issue_pct, p.l2_hit_pct, p.registers);
+  }
   // A kernel near the DRAM roof is memory-bound; one whose issue slots are
   // the busier unit is compute-bound; neither close to its peak means
   // latency-bound (too little in flight to saturate either).
@@ -289,6 +344,65 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
     return Status::error(s.message() + " (profiler output ends: " + tail + ")");
   }
   out->tool = "ncu";
+  return Status();
+}
+
+RocprofProfiler::RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s)
+    : rocprof_(rocprof.empty() ? find_program("rocprof") : std::move(rocprof)),
+      kopt_(kopt.empty() ? executable_dir() + "/kopt" : std::move(kopt)),
+      time_limit_s_(time_limit_s) {}
+
+bool RocprofProfiler::available(std::string* why) const {
+  if (rocprof_.empty() || access(rocprof_.c_str(), X_OK) != 0) {
+    *why = "no rocprof in PATH";
+    return false;
+  }
+  return true;
+}
+
+Status RocprofProfiler::profile(const std::string& source,
+                                const std::map<std::string, int64_t>& params, const Shape& shape,
+                                ProfileResult* out) {
+  std::string why;
+  if (!available(&why)) return Status::error("not profiled: " + why);
+  Candidate c;
+  KOPT_RETURN_IF_ERROR(parse_candidate(source, params, &c));
+  if (c.spec.launches.empty()) return Status::error("the candidate launches no kernel");
+  char dir[] = "/tmp/kopt-rocprof-XXXXXX";
+  if (!mkdtemp(dir)) return Status::error("cannot create a temporary folder for rocprof");
+  const std::string d = dir, file = d + "/candidate.hip", input = d + "/input.txt",
+                    csv = d + "/results.csv";
+  { std::ofstream(file) << source; }
+  {
+    std::ofstream(input) << "pmc: VALUBusy MemUnitBusy MemUnitStalled L2CacheHit\nkernel: "
+                         << c.spec.launches[0].kernel << "\n";
+  }
+  std::vector<std::string> argv = {rocprof_,      "-i",         input,       "-o",       csv,
+                                   "--timestamp", "on",         kopt_,       "eval",     file,
+                                   "--shape",     shape.name(), "--no-time", "--trials", "1"};
+  for (const auto& [name, value] : params) {
+    argv.push_back("--param");
+    argv.push_back(name + "=" + std::to_string(value));
+  }
+  ProcessResult r;
+  Status s = run_process(argv, time_limit_s_, 1 << 20, &r);
+  std::string text;
+  if (s.ok() && !r.timed_out) {
+    std::ifstream f(csv);
+    std::stringstream all;
+    all << f.rdbuf();
+    text = all.str();
+  }
+  for (const std::string& f : {file, input, csv}) unlink(f.c_str());
+  rmdir(dir);
+  KOPT_RETURN_IF_ERROR(s);
+  if (r.timed_out)
+    return Status::error(fmt::format("the profiler ran past its {:.0f} s limit", time_limit_s_));
+  s = parse_rocprof_csv(text, c.spec.launches[0].kernel, out);
+  if (!s.ok()) {
+    std::string tail = r.output.substr(r.output.size() > 400 ? r.output.size() - 400 : 0);
+    return Status::error(s.message() + " (profiler output ends: " + tail + ")");
+  }
   return Status();
 }
 

@@ -16,7 +16,7 @@
 namespace kopt {
 
 struct ProfileResult {
-  std::string tool;  // "ncu 2025.3.1" ...
+  std::string tool;  // "ncu" or "rocprof"
   std::string kernel;
   double duration_us = 0;
   double dram_pct = 0;                // DRAM throughput, % of peak
@@ -36,8 +36,16 @@ const std::vector<std::string>& ncu_metrics();
 // in): the first profiled kernel's metrics. An error names what is missing.
 Status parse_ncu_csv(const std::string& output, ProfileResult* out);
 
+// Reads the CSV `rocprof --timestamp on -i <pmc file>` writes: the first
+// dispatch of `kernel` (ROCm appends ".kd" or a clone suffix to the name).
+// rocprof's derived metrics fill the fields: MemUnitBusy -> dram_pct (the
+// memory unit's busy share, the nearest AMD counterpart), VALUBusy ->
+// issue_pct, L2CacheHit, the VGPR count, MemUnitStalled as the one stall.
+Status parse_rocprof_csv(const std::string& csv, const std::string& kernel, ProfileResult* out);
+
 // "memory-bound: DRAM 52% of peak, issue slots 43% busy, occupancy 22% of
 // 25% possible, L2 hit 4%, 126 registers; stalls: short scoreboard 51%, ..."
+// (rocprof: "...: memory unit 85% busy (stalled 20%), VALU 30% busy, ...").
 std::string roofline_line(const ProfileResult& p);
 
 // To and from the JSON kept in the database.
@@ -65,6 +73,20 @@ class NcuProfiler : public Profiler {
 
  private:
   std::string ncu_, kopt_;
+  double time_limit_s_;
+};
+
+// rocprof (ROCm's profiler, v1 command line) over `kopt eval FILE --no-time`:
+// the candidate's first launched kernel, its first dispatch.
+class RocprofProfiler : public Profiler {
+ public:
+  RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s);
+  bool available(std::string* why) const;
+  Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
+                 const Shape& shape, ProfileResult* out) override;
+
+ private:
+  std::string rocprof_, kopt_;
   double time_limit_s_;
 };
 

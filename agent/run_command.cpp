@@ -169,17 +169,17 @@ int run_optimize(const RunCommand& cmd) {
   OptimizationLoop loop(db.get(), &evaluator, std::move(proposers), lo, print_progress);
   // Hardware counters for each new best (and so every parent), where the
   // vendor profiler is installed; otherwise the prompts say "not profiled".
-  NcuProfiler profiler(config.profiler_command, "", config.profiler_time_limit_s);
+  // Nsight Compute on NVIDIA, rocprof on AMD.
+  NcuProfiler ncu(config.profiler_command, "", config.profiler_time_limit_s);
+  RocprofProfiler rocprof(config.profiler_command, "", config.profiler_time_limit_s);
+  const bool amd = device.platform == "amd-hip";
   std::string no_profiler;
   if (!config.profiler_enabled)
     fmt::print(stderr, "profiler: off ([profiler] enabled = false)\n");
-  else if (device.platform != "nvidia-cuda")
-    fmt::print(stderr, "profiler: not profiled on {} (Nsight Compute is NVIDIA's)\n",
-               device.platform);
-  else if (!profiler.available(&no_profiler))
+  else if (amd ? !rocprof.available(&no_profiler) : !ncu.available(&no_profiler))
     fmt::print(stderr, "profiler: not profiled: {}\n", no_profiler);
   else
-    loop.set_profiler(&profiler);
+    loop.set_profiler(amd ? static_cast<Profiler*>(&rocprof) : &ncu);
   int64_t run_id = cmd.resume.value_or(0);
   nlohmann::json cfg{{"budget", config.budget},    {"time_s", config.time_s},
                      {"tokens", config.tokens},    {"trials", config.trials},

@@ -81,5 +81,43 @@ TEST(ProfilerTest, WithoutNcuItSaysNotProfiled) {
   EXPECT_EQ(s.message().rfind("not profiled", 0), 0u);
 }
 
+// rocprof (v1) results: a CSV in the layout its documentation gives (kernel
+// properties, the requested derived metrics, then the timestamps). No AMD GPU
+// is here to capture a real one; on an AMD machine `kopt profile` exercises it.
+TEST(ProfilerTest, ReadsRocprofCsv) {
+  const std::string csv =
+      "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,"
+      "accum_vgpr,sgpr,wave_size,sig,obj,VALUBusy,MemUnitBusy,MemUnitStalled,L2CacheHit,"
+      "DispatchNs,BeginNs,EndNs,CompleteNs\n"
+      "0,\"relayout.kd\",0,0,0,1,1,65536,256,0,0,16,0,16,64,0x0,0x0,1.5,40.0,2.0,10.0,"
+      "100,200,900,950\n"
+      "1,\"gemv.kd\",0,0,4,1,1,17408,512,41472,0,128,0,48,64,0x0,0x0,31.25,84.5,22.75,"
+      "12.5,1000,2000,77000,77100\n";
+  ProfileResult p;
+  ASSERT_TRUE(parse_rocprof_csv(csv, "gemv", &p).ok());
+  EXPECT_EQ(p.tool, "rocprof");
+  EXPECT_DOUBLE_EQ(p.dram_pct, 84.5);
+  EXPECT_DOUBLE_EQ(p.issue_pct, 31.25);
+  EXPECT_DOUBLE_EQ(p.l2_hit_pct, 12.5);
+  EXPECT_EQ(p.registers, 128);
+  EXPECT_DOUBLE_EQ(p.duration_us, 75);
+  EXPECT_EQ(roofline_line(p),
+            "memory-bound: memory unit 84% busy (stalled 23%), VALU 31% busy, L2 hit 12%, 128 "
+            "VGPRs");
+  // Another kernel's dispatch only, or a missing metric: errors that say so.
+  EXPECT_FALSE(parse_rocprof_csv(csv, "gem", &p).ok());
+  EXPECT_FALSE(parse_rocprof_csv("Index,KernelName,VALUBusy\n0,gemv.kd,3\n", "gemv", &p).ok());
+  EXPECT_FALSE(parse_rocprof_csv("", "gemv", &p).ok());
+}
+
+TEST(ProfilerTest, WithoutRocprofItSaysNotProfiled) {
+  RocprofProfiler profiler("/nonexistent/rocprof", "", 10);
+  std::string why;
+  EXPECT_FALSE(profiler.available(&why));
+  ProfileResult r;
+  EXPECT_EQ(profiler.profile("x", {}, Shape{512, 1024, 64}, &r).message().rfind("not profiled", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace kopt
