@@ -282,18 +282,48 @@ Status profile_from_json(const std::string& text, ProfileResult* out) {
   return Status();
 }
 
-NcuProfiler::NcuProfiler(std::string ncu, std::string kopt, double time_limit_s)
-    : ncu_(ncu.empty() ? find_program("ncu") : std::move(ncu)),
+ToolProfiler::ToolProfiler(std::string program, const char* name, std::string kopt,
+                           double time_limit_s)
+    : program_(program.empty() ? find_program(name) : std::move(program)),
+      name_(name),
       kopt_(kopt.empty() ? executable_dir() + "/kopt" : std::move(kopt)),
       time_limit_s_(time_limit_s) {}
 
-bool NcuProfiler::available(std::string* why) const {
-  if (ncu_.empty() || access(ncu_.c_str(), X_OK) != 0) {
-    *why = "no Nsight Compute (ncu) in PATH";
+bool ToolProfiler::available(std::string* why) const {
+  if (program_.empty() || access(program_.c_str(), X_OK) != 0) {
+    *why = "no " + name_ + " in PATH";
     return false;
   }
   return true;
 }
+
+std::vector<std::string> ToolProfiler::eval_arguments(
+    const std::string& file, const Shape& shape,
+    const std::map<std::string, int64_t>& params) const {
+  std::vector<std::string> argv = {kopt_,        "eval",      file,       "--shape",
+                                   shape.name(), "--no-time", "--trials", "1"};
+  for (const auto& [name, value] : params) {
+    argv.push_back("--param");
+    argv.push_back(name + "=" + std::to_string(value));
+  }
+  return argv;
+}
+
+Status ToolProfiler::run(const std::vector<std::string>& argv, ProcessResult* result) const {
+  KOPT_RETURN_IF_ERROR(run_process(argv, time_limit_s_, 1 << 20, result));
+  if (result->timed_out)
+    return Status::error(fmt::format("{} ran past its {:.0f} s limit", name_, time_limit_s_));
+  return Status();
+}
+
+namespace {
+// The reason a profiler's output could not be read, with the end of what
+// it printed (no permission for counters, ...).
+Status unreadable(const Status& why, const ProcessResult& r) {
+  const std::string tail = r.output.substr(r.output.size() > 400 ? r.output.size() - 400 : 0);
+  return Status::error(why.message() + " (profiler output ends: " + tail + ")");
+}
+}  // namespace
 
 Status NcuProfiler::profile(const std::string& source, const std::map<std::string, int64_t>& params,
                             const Shape& shape, ProfileResult* out) {
@@ -309,7 +339,7 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
   { std::ofstream(path) << source; }
   // The relayout and kopt's own kernels are not matched; the first launch
   // of the candidate's first kernel (verification's first run) is profiled.
-  std::vector<std::string> argv = {ncu_,
+  std::vector<std::string> argv = {program_,
                                    "--csv",
                                    "--page",
                                    "raw",
@@ -323,41 +353,14 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
   std::string metrics;
   for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   argv.push_back(metrics);
-  for (const std::string& a :
-       {kopt_, std::string("eval"), std::string(path), std::string("--shape"), shape.name(),
-        std::string("--no-time"), std::string("--trials"), std::string("1")})
-    argv.push_back(a);
-  for (const auto& [name, value] : params) {
-    argv.push_back("--param");
-    argv.push_back(name + "=" + std::to_string(value));
-  }
+  for (auto& a : eval_arguments(path, shape, params)) argv.push_back(std::move(a));
   ProcessResult r;
-  Status s = run_process(argv, time_limit_s_, 1 << 20, &r);
+  Status s = run(argv, &r);
   unlink(path);
   KOPT_RETURN_IF_ERROR(s);
-  if (r.timed_out)
-    return Status::error(fmt::format("the profiler ran past its {:.0f} s limit", time_limit_s_));
-  s = parse_ncu_csv(r.output, out);
-  if (!s.ok()) {
-    // The last line usually says why (no permission for counters, ...).
-    std::string tail = r.output.substr(r.output.size() > 400 ? r.output.size() - 400 : 0);
-    return Status::error(s.message() + " (profiler output ends: " + tail + ")");
-  }
+  if (!(s = parse_ncu_csv(r.output, out)).ok()) return unreadable(s, r);
   out->tool = "ncu";
   return Status();
-}
-
-RocprofProfiler::RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s)
-    : rocprof_(rocprof.empty() ? find_program("rocprof") : std::move(rocprof)),
-      kopt_(kopt.empty() ? executable_dir() + "/kopt" : std::move(kopt)),
-      time_limit_s_(time_limit_s) {}
-
-bool RocprofProfiler::available(std::string* why) const {
-  if (rocprof_.empty() || access(rocprof_.c_str(), X_OK) != 0) {
-    *why = "no rocprof in PATH";
-    return false;
-  }
-  return true;
 }
 
 Status RocprofProfiler::profile(const std::string& source,
@@ -377,17 +380,12 @@ Status RocprofProfiler::profile(const std::string& source,
     std::ofstream(input) << "pmc: VALUBusy MemUnitBusy MemUnitStalled L2CacheHit\nkernel: "
                          << c.spec.launches[0].kernel << "\n";
   }
-  std::vector<std::string> argv = {rocprof_,      "-i",         input,       "-o",       csv,
-                                   "--timestamp", "on",         kopt_,       "eval",     file,
-                                   "--shape",     shape.name(), "--no-time", "--trials", "1"};
-  for (const auto& [name, value] : params) {
-    argv.push_back("--param");
-    argv.push_back(name + "=" + std::to_string(value));
-  }
+  std::vector<std::string> argv = {program_, "-i", input, "-o", csv, "--timestamp", "on"};
+  for (auto& a : eval_arguments(file, shape, params)) argv.push_back(std::move(a));
   ProcessResult r;
-  Status s = run_process(argv, time_limit_s_, 1 << 20, &r);
+  Status s = run(argv, &r);
   std::string text;
-  if (s.ok() && !r.timed_out) {
+  if (s.ok()) {
     std::ifstream f(csv);
     std::stringstream all;
     all << f.rdbuf();
@@ -396,13 +394,7 @@ Status RocprofProfiler::profile(const std::string& source,
   for (const std::string& f : {file, input, csv}) unlink(f.c_str());
   rmdir(dir);
   KOPT_RETURN_IF_ERROR(s);
-  if (r.timed_out)
-    return Status::error(fmt::format("the profiler ran past its {:.0f} s limit", time_limit_s_));
-  s = parse_rocprof_csv(text, c.spec.launches[0].kernel, out);
-  if (!s.ok()) {
-    std::string tail = r.output.substr(r.output.size() > 400 ? r.output.size() - 400 : 0);
-    return Status::error(s.message() + " (profiler output ends: " + tail + ")");
-  }
+  if (!(s = parse_rocprof_csv(text, c.spec.launches[0].kernel, out)).ok()) return unreadable(s, r);
   return Status();
 }
 

@@ -12,6 +12,7 @@
 
 #include "sandbox/problem.h"
 #include "sandbox/status.h"
+#include "sandbox/subprocess.h"
 
 namespace kopt {
 
@@ -59,35 +60,44 @@ class Profiler {
                          const Shape& shape, ProfileResult* out) = 0;
 };
 
-// Nsight Compute over `kopt eval FILE --no-time`: the candidate's first
-// launched kernel, once, after its load-time work.
-class NcuProfiler : public Profiler {
+// A vendor profiler run as a program over `kopt eval FILE --no-time`.
+class ToolProfiler : public Profiler {
  public:
-  // `ncu` and `kopt` are paths (found in PATH / beside this program when
-  // empty); `time_limit_s` bounds the whole profiling run.
-  NcuProfiler(std::string ncu, std::string kopt, double time_limit_s);
-  // False (with the reason) when no ncu is installed: "not profiled".
+  // False (with the reason) when the program is not installed: "not profiled".
   bool available(std::string* why) const;
-  Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                 const Shape& shape, ProfileResult* out) override;
 
- private:
-  std::string ncu_, kopt_;
+ protected:
+  // `program`: a path, or empty to find `name` in PATH; `kopt`: a path, or
+  // empty for the kopt beside this program; `time_limit_s` bounds one run.
+  ToolProfiler(std::string program, const char* name, std::string kopt, double time_limit_s);
+  // `kopt eval` of `file` for `shape` with `params`, to append to a command.
+  std::vector<std::string> eval_arguments(const std::string& file, const Shape& shape,
+                                          const std::map<std::string, int64_t>& params) const;
+  // Runs `argv` under the time limit; a limit passed is an error.
+  Status run(const std::vector<std::string>& argv, ProcessResult* result) const;
+
+  std::string program_, name_, kopt_;
   double time_limit_s_;
 };
 
-// rocprof (ROCm's profiler, v1 command line) over `kopt eval FILE --no-time`:
-// the candidate's first launched kernel, its first dispatch.
-class RocprofProfiler : public Profiler {
+// Nsight Compute: the candidate's first launched kernel, once, after its
+// load-time work.
+class NcuProfiler : public ToolProfiler {
  public:
-  RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s);
-  bool available(std::string* why) const;
+  NcuProfiler(std::string ncu, std::string kopt, double time_limit_s)
+      : ToolProfiler(std::move(ncu), "ncu", std::move(kopt), time_limit_s) {}
   Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
                  const Shape& shape, ProfileResult* out) override;
+};
 
- private:
-  std::string rocprof_, kopt_;
-  double time_limit_s_;
+// rocprof (ROCm's profiler, v1 command line): the candidate's first launched
+// kernel, its first dispatch.
+class RocprofProfiler : public ToolProfiler {
+ public:
+  RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s)
+      : ToolProfiler(std::move(rocprof), "rocprof", std::move(kopt), time_limit_s) {}
+  Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
+                 const Shape& shape, ProfileResult* out) override;
 };
 
 }  // namespace kopt
