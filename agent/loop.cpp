@@ -133,22 +133,22 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
   KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1000, &all));
   ctx->parents.clear();
   ctx->top.clear();
+  std::vector<size_t> family_best;  // index in `all` of each family's best, global best first
+  std::set<std::string> families;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (families.insert(all[i].candidate.name).second) family_best.push_back(i);
   std::set<std::string> names;
   for (size_t i = 0; i < all.size() && i < 6; ++i) {
     (i == 0 ? ctx->parents : ctx->top).push_back({all[i].candidate, all[i].evaluation});
     names.insert(all[i].candidate.name);
   }
-  for (const auto& row : all)
-    if (names.insert(row.candidate.name).second)
-      ctx->top.push_back({row.candidate, row.evaluation});
+  for (size_t i : family_best)
+    if (names.insert(all[i].candidate.name).second)
+      ctx->top.push_back({all[i].candidate, all[i].evaluation});
   // Niches: now and then the main parent is the best of another family (in
   // turn), the global best moving to the others, so a family that is behind
   // is still improved rather than abandoned to the leader.
   ++generations_;
-  std::vector<size_t> family_best;  // index in `all` of each family's best, global best first
-  std::set<std::string> families;
-  for (size_t i = 0; i < all.size(); ++i)
-    if (families.insert(all[i].candidate.name).second) family_best.push_back(i);
   if (options_.niche_every > 0 && family_best.size() > 1 &&
       generations_ % options_.niche_every == 0) {
     const size_t turn = static_cast<size_t>(generations_ / options_.niche_every - 1);
@@ -200,14 +200,14 @@ std::vector<double> bandit_shares(const std::vector<WeightedProposer>& proposers
       ++priced;
     }
   mean_spent = priced ? mean_spent / priced : 0;
+  // Where nothing is priced or counted, each proposal costs 1.
+  const bool priced_runs = mean_spent > 0;
+  const double unit = priced_runs ? mean_spent : 1.0;
   std::vector<double> value(proposers.size());
   double total_weight = 0, total_value = 0;
   for (size_t i = 0; i < proposers.size(); ++i) {
     const auto& p = proposers[i];
-    // Cost of one proposal where nothing is priced or counted: 1 (per proposal).
-    const double unit = mean_spent > 0 ? mean_spent : 1.0;
-    const double cost =
-        (p.proposals > 0 && mean_spent > 0 ? p.spent : p.proposals * unit) + 10 * unit;
+    const double cost = (priced_runs ? p.spent : p.proposals) + 10 * unit;
     value[i] = p.weight * (p.improvements + 1.0) / cost;
     total_weight += p.weight;
     total_value += value[i];
@@ -314,20 +314,29 @@ Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c)
   return Status();
 }
 
+// What a proposer tried that produced no candidate goes to the attempt log.
+Status OptimizationLoop::record_attempt(const RunRecord& run, const Proposer& proposer,
+                                        const std::string& kind, const std::string& message,
+                                        const std::string& prompt, const std::string& answer) {
+  AttemptRecord a;
+  a.run_id = run.id;
+  a.proposer = proposer.name();
+  a.model = proposer.model();
+  a.kind = kind;
+  a.message = message;
+  a.prompt = prompt;
+  a.answer = answer;
+  return db_->add_attempt(&a);
+}
+
 Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
                                   WeightedProposer* picked, CandidateRecord* out, bool* evaluated) {
   *evaluated = false;
   auto record_attempt = [&](const std::string& kind, const std::string& message) {
-    AttemptRecord a;
-    a.run_id = run->id;
-    a.proposer = picked->proposer->name();
-    a.model = picked->proposer->model();
-    a.kind = kind;
-    a.message = message;
-    a.prompt = proposal.prompt;
-    a.answer = proposal.answer;
-    return db_->add_attempt(&a);
+    return this->record_attempt(*run, *picked->proposer, kind, message, proposal.prompt,
+                                proposal.answer);
   };
+
   CandidateRecord c;
   c.run_id = run->id;
   c.name = proposal.name;
@@ -460,19 +469,11 @@ Status OptimizationLoop::run(RunRecord* run) {
       bool ok = proposer->propose(ctx, &proposal, &failure);
       run->tokens_used += ok ? proposal.tokens : failure.tokens;
       run->cost += ok ? proposal.cost : failure.cost;
-      // What a proposer tried that produced no candidate goes to the attempt log.
       auto record_attempt = [&](const std::string& kind, const std::string& message,
                                 const std::string& prompt, const std::string& answer) {
-        AttemptRecord a;
-        a.run_id = run->id;
-        a.proposer = proposer->name();
-        a.model = proposer->model();
-        a.kind = kind;
-        a.message = message;
-        a.prompt = prompt;
-        a.answer = answer;
-        return db_->add_attempt(&a);
+        return this->record_attempt(*run, *proposer, kind, message, prompt, answer);
       };
+
       WeightedProposer& picked =
           *std::find_if(proposers_.begin(), proposers_.end(),
                         [&](const WeightedProposer& p) { return p.proposer.get() == proposer; });

@@ -101,6 +101,9 @@ class OptimizationLoop {
   Status run(RunRecord* run);
   Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate);
   Status profile(const CandidateRecord& candidate);
+  Status record_attempt(const RunRecord& run, const Proposer& proposer, const std::string& kind,
+                        const std::string& message, const std::string& prompt,
+                        const std::string& answer);
   // Records a proposal as a candidate and evaluates it, unless it repeats
   // one (an attempt "duplicate" then); `evaluated` says which.
   Status consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
