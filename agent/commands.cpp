@@ -78,12 +78,19 @@ void print_result(const EvalResult& r) {
 
 }  // namespace
 
+namespace {
+// The candidate file and the shapes of `kopt eval` / `kopt profile`.
+Status read_candidate_and_shapes(const EvalCommand& cmd, std::string* source,
+                                 std::vector<Shape>* shapes) {
+  KOPT_RETURN_IF_ERROR(read_text_file(cmd.file, source));
+  return parse_shapes(cmd.shapes, "", cmd.group, shapes);
+}
+}  // namespace
+
 int run_profile(const EvalCommand& cmd, double time_limit_s) {
   std::string source;
-  Status s = read_text_file(cmd.file, &source);
   std::vector<Shape> shapes;
-  if (s.ok()) s = parse_shapes(cmd.shapes, "", cmd.group, &shapes);
-  if (!s.ok()) {
+  if (Status s = read_candidate_and_shapes(cmd, &source, &shapes); !s.ok()) {
     fmt::print(stderr, "kopt profile: {}\n", s.message());
     return kExitUsage;
   }
@@ -98,11 +105,10 @@ int run_profile(const EvalCommand& cmd, double time_limit_s) {
     fmt::print(stderr, "kopt profile: not profiled: {}; {}\n", no_ncu, no_rocprof);
     return kExitNoDevice;
   }
-  Profiler& profiler = *chosen;
   int exit_code = kExitOk;
   for (const Shape& shape : shapes) {
     ProfileResult r;
-    s = profiler.profile(source, cmd.params, shape, &r);
+    Status s = chosen->profile(source, cmd.params, shape, &r);
     if (!s.ok()) {
       fmt::print("shape {}: not profiled: {}\n", shape.name(), s.message());
       exit_code = kExitRejected;
@@ -117,13 +123,9 @@ int run_profile(const EvalCommand& cmd, double time_limit_s) {
 
 int run_eval(const EvalCommand& cmd) {
   std::string source;
-  Status s = read_text_file(cmd.file, &source);
-  if (!s.ok()) {
-    fmt::print(stderr, "kopt eval: {}\n", s.message());
-    return kExitUsage;
-  }
   std::vector<Shape> shapes;
-  if (!(s = parse_shapes(cmd.shapes, "", cmd.group, &shapes)).ok()) {
+  Status s = read_candidate_and_shapes(cmd, &source, &shapes);
+  if (!s.ok()) {
     fmt::print(stderr, "kopt eval: {}\n", s.message());
     return kExitUsage;
   }

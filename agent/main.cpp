@@ -33,6 +33,15 @@ bool parse_params(const std::vector<std::string>& items, std::map<std::string, i
 
 }  // namespace
 
+// One candidate file on shapes, with parameter values: `kopt eval` and
+// `kopt profile` take the same.
+void add_candidate_options(CLI::App* cmd, kopt::EvalCommand* c, std::vector<std::string>* params) {
+  cmd->add_option("file", c->file, "candidate HIP source with its kopt: contract")->required();
+  cmd->add_option("--shape", c->shapes, "KxN (or KxN/gG); repeatable")->required();
+  cmd->add_option("--group", c->group, "group size G when the shape names none")->default_val(64);
+  cmd->add_option("--param", *params, "NAME=VALUE for a declared tunable parameter; repeatable");
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"kopt: verified, timed GPU kernel optimisation (W4A16 GEMV)"};
   app.require_subcommand(1);
@@ -43,13 +52,7 @@ int main(int argc, char** argv) {
   uint64_t eval_seed = 0;
   auto* eval_cmd =
       app.add_subcommand("eval", "Verify and time one candidate file on one or more shapes");
-  eval_cmd->add_option("file", eval.file, "candidate HIP source with its kopt: contract")
-      ->required();
-  eval_cmd->add_option("--shape", eval.shapes, "KxN (or KxN/gG); repeatable")->required();
-  eval_cmd->add_option("--group", eval.group, "group size G when the shape names none")
-      ->default_val(64);
-  eval_cmd->add_option("--param", eval_params,
-                       "NAME=VALUE for a declared tunable parameter; repeatable");
+  add_candidate_options(eval_cmd, &eval, &eval_params);
   eval_cmd->add_option("--trials", eval.trials, "rounds over all input sets")
       ->default_val(2)
       ->check(CLI::Range(1, 100));
@@ -63,13 +66,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> profile_params;
   double profile_time_limit_s = 180;
   auto* profile_cmd = app.add_subcommand(
-      "profile", "Hardware counters of one candidate under Nsight Compute (as runs profile bests)");
-  profile_cmd->add_option("file", profile.file, "candidate HIP source with its kopt: contract")
-      ->required();
-  profile_cmd->add_option("--shape", profile.shapes, "KxN (or KxN/gG); repeatable")->required();
-  profile_cmd->add_option("--group", profile.group, "group size G when the shape names none");
-  profile_cmd->add_option("--param", profile_params,
-                          "NAME=VALUE for a declared tunable parameter; repeatable");
+      "profile",
+      "Hardware counters of one candidate under Nsight Compute or rocprof (as runs profile bests)");
+  add_candidate_options(profile_cmd, &profile, &profile_params);
   profile_cmd->add_option("--time-limit", profile_time_limit_s,
                           "seconds for the whole profiling run of one shape");
   profile_cmd->add_flag("--json", profile.json, "also print the counters as JSON");
