@@ -23,6 +23,22 @@ std::vector<WeightedProposer> mutator_only() {
   return p;
 }
 
+// One model proposer ("replay") answering from a loopback server, with the
+// given prices per million tokens.
+std::vector<WeightedProposer> replay_model(const test::ReplayServer& server, double price_in = 0,
+                                           double price_out = 0) {
+  HttpChatOptions co;
+  co.base_url = server.base_url();
+  co.model = "replay";
+  co.retries = 0;
+  co.timeout_s = 5;
+  std::vector<WeightedProposer> p;
+  p.push_back({std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co),
+                                               price_in, price_out),
+               1.0});
+  return p;
+}
+
 double seed_default_time(const std::string& seed_name, const Shape& shape) {
   test::FakeEvaluator f;
   EvalRequest r;
@@ -121,15 +137,7 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(test::temp_path("model"), &db).ok());
   test::FakeEvaluator eval;
-  HttpChatOptions co;
-  co.base_url = server.base_url();
-  co.model = "replay";
-  co.retries = 0;
-  co.timeout_s = 5;
-  std::vector<WeightedProposer> proposers;
-  proposers.push_back(
-      {std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co), 1.0, 2.0),
-       1.0});
+  std::vector<WeightedProposer> proposers = replay_model(server, 1.0, 2.0);
   LoopOptions o;
   o.budget = static_cast<int64_t>(builtin_seeds().size()) +
              3;  // the seeds, the broken kernel, the fast one, and room for the duplicate (never
@@ -203,14 +211,7 @@ TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(test::temp_path("repair"), &db).ok());
   test::FakeEvaluator eval;
-  HttpChatOptions co;
-  co.base_url = server.base_url();
-  co.model = "replay";
-  co.retries = 0;
-  co.timeout_s = 5;
-  std::vector<WeightedProposer> proposers;
-  proposers.push_back(
-      {std::make_unique<ModelProposer>("replay", std::make_unique<HttpChatClient>(co)), 1.0});
+  std::vector<WeightedProposer> proposers = replay_model(server);
   LoopOptions o;
   o.budget = static_cast<int64_t>(builtin_seeds().size()) + 2;  // seeds, broken, its repair
   o.batch = 1;

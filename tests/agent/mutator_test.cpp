@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "agent/proposer.h"
@@ -36,6 +37,22 @@ bool supported(const Proposal& p, const Shape& shape) {
   return plan_launches(c, shape, limits, &plan).ok() && plan.supported;
 }
 
+// Up to `n` proposals of the mutator from `ctx`, each new to the run (the
+// keys go into `seen`); fewer when the mutator has nothing left.
+std::vector<Proposal> propose_unseen(ProposalContext ctx, int n, std::set<std::string>* seen) {
+  ctx.seen_keys = seen;
+  ParameterMutator mutator;
+  std::vector<Proposal> out;
+  for (int i = 0; i < n; ++i) {
+    Proposal p;
+    ProposalFailure failure;
+    if (!mutator.propose(ctx, &p, &failure)) break;
+    seen->insert(proposal_key(p.source, p.params));
+    out.push_back(p);
+  }
+  return out;
+}
+
 // The generator seed's knobs have joint requirements (x in registers needs K
 // cut into short parts, stream-K needs whole warps per column...): the
 // mutator only proposes combinations the shape can run, so the budget buys
@@ -44,18 +61,10 @@ TEST(MutatorTest, ProposesOnlyCombinationsTheShapeCanRun) {
   for (const Shape& shape : {Shape{7168, 9216, 64}, Shape{16384, 1024, 64}}) {
     Rng rng(3);
     std::set<std::string> seen;
-    ParameterMutator mutator;
-    int proposals = 0;
-    for (int i = 0; i < 60; ++i) {
-      ProposalContext ctx = context_for(shape, "gen", &rng, &seen);
-      Proposal p;
-      ProposalFailure failure;
-      if (!mutator.propose(ctx, &p, &failure)) break;
+    const auto proposals = propose_unseen(context_for(shape, "gen", &rng, &seen), 60, &seen);
+    EXPECT_EQ(proposals.size(), 60u) << shape.name();
+    for (const auto& p : proposals)
       EXPECT_TRUE(supported(p, shape)) << shape.name() << " " << params_to_json(p.params);
-      seen.insert(proposal_key(p.source, p.params));
-      ++proposals;
-    }
-    EXPECT_EQ(proposals, 60) << shape.name();
   }
 }
 
@@ -66,18 +75,13 @@ TEST(MutatorTest, WithoutADeviceEveryMoveIsAllowed) {
   std::set<std::string> seen;
   ProposalContext ctx = context_for(Shape{16384, 1024, 64}, "gen", &rng, &seen);
   ctx.device = DeviceInfo();
-  ParameterMutator mutator;
-  int unsupported = 0;
-  for (int i = 0; i < 60; ++i) {
-    Proposal p;
-    ProposalFailure failure;
-    ASSERT_TRUE(mutator.propose(ctx, &p, &failure)) << failure.message;
-    seen.insert(proposal_key(p.source, p.params));
-    if (!supported(p, ctx.shape)) ++unsupported;
-  }
+  const auto proposals = propose_unseen(ctx, 60, &seen);
+  ASSERT_EQ(proposals.size(), 60u);
   // K = 16384 with the seed's shared-memory x (SPLIT 1) does not fit: most
   // single moves away from the defaults stay unsupported.
-  EXPECT_GT(unsupported, 0);
+  EXPECT_GT(std::count_if(proposals.begin(), proposals.end(),
+                          [&](const Proposal& p) { return !supported(p, ctx.shape); }),
+            0);
 }
 
 // Knobs with joint requirements are reachable one move at a time: x in
@@ -88,15 +92,11 @@ TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
   const Shape shape{7168, 9216, 64};
   Rng rng(11);
   std::set<std::string> seen;
-  ParameterMutator mutator;
+  auto proposals = propose_unseen(context_for(shape, "gen", &rng, &seen), 300, &seen);
+  ASSERT_EQ(proposals.size(), 300u);
   int xreg = 0;
-  for (int i = 0; i < 300; ++i) {
-    ProposalContext ctx = context_for(shape, "gen", &rng, &seen);
-    Proposal p;
-    ProposalFailure failure;
-    ASSERT_TRUE(mutator.propose(ctx, &p, &failure)) << failure.message;
+  for (auto& p : proposals) {
     EXPECT_TRUE(supported(p, shape));
-    seen.insert(proposal_key(p.source, p.params));
     if (p.params["XREG"] == 1) {
       ++xreg;
       EXPECT_GE(p.params["KSPLIT"] * p.params["SPLIT"], 7) << params_to_json(p.params);
