@@ -104,14 +104,8 @@ bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
   if (ctx.device.multiprocessors <= 0 || ctx.device.warp_size <= 0) return true;
   Candidate probe;
   if (!parse_candidate(c.source, params, &probe).ok()) return false;
-  DeviceLimits limits;
-  limits.warp = ctx.device.warp_size;
-  limits.sms = ctx.device.multiprocessors;
-  if (ctx.device.max_threads_per_block > 0)
-    limits.max_threads_per_block = ctx.device.max_threads_per_block;
-  if (ctx.device.max_shared_bytes > 0) limits.max_shared_bytes = ctx.device.max_shared_bytes;
   LaunchPlan plan;
-  return plan_launches(probe, ctx.shape, limits, &plan).ok() && plan.supported;
+  return plan_launches(probe, ctx.shape, limits_of(ctx.device), &plan).ok() && plan.supported;
 }
 
 // A move the shape cannot run (x in registers needs K cut into short parts,

@@ -190,8 +190,7 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
 bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, EvalResult& result,
                        const StageCallback& enter) {
   const DeviceInfo& device = gpu.info();
-  DeviceLimits limits{device.warp_size, device.multiprocessors, device.max_threads_per_block,
-                      device.max_shared_bytes};
+  const DeviceLimits limits = limits_of(device);
   CompiledCandidate cc;
   if (!compile_candidate(req, limits, gpu.base_options(), device.arch, &cc, result, enter))
     return false;

@@ -89,6 +89,15 @@ DeviceInfo device_info_from_json(const json& j) {
   return d;
 }
 
+DeviceLimits limits_of(const DeviceInfo& d) {
+  DeviceLimits l;
+  if (d.warp_size > 0) l.warp = d.warp_size;
+  if (d.multiprocessors > 0) l.sms = d.multiprocessors;
+  if (d.max_threads_per_block > 0) l.max_threads_per_block = d.max_threads_per_block;
+  if (d.max_shared_bytes > 0) l.max_shared_bytes = d.max_shared_bytes;
+  return l;
+}
+
 json to_json(const Timing& t) {
   return json{{"method", t.method},
               {"median_us", t.median_us},

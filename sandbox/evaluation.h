@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sandbox/amd_offline.h"
+#include "sandbox/candidate.h"
 #include "sandbox/problem.h"
 
 namespace kopt {
@@ -55,6 +56,10 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   double read_bandwidth_gbps = 0;  // measured streaming read, 0 if not measured
 };
+
+// The limits a launch contract is planned against, from what the device
+// reported (a field it did not report keeps DeviceLimits' default).
+DeviceLimits limits_of(const DeviceInfo& device);
 
 struct Timing {
   std::string method;  // e.g. "graph-replay/events"
