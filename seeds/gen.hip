@@ -108,6 +108,16 @@ KOPT_INLINE XPlanes read_x(const kopt_u32* xs, int c) {
   return out;
 }
 
+// One step of ROWS columns into their sums: Σ x·(s·q + o) = s·Σ x·q + o·Σ x
+// over the step's 32 values, with its scale/offset pair per column.
+KOPT_INLINE void accumulate_step(float* part, const uint4* q, const __half2* so, const XPlanes& x) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const float2 sof = __half22float2(so[r]);
+    part[r] += sof.x * (dot32(q[r], x.p) * x.meta.y) + sof.y * x.meta.x;
+  }
+}
+
 KOPT_INLINE kopt_u32 byte_plane(const int* v, int shift) {
   return ((kopt_u32)(v[0] >> shift) & 0xFFu) | (((kopt_u32)(v[1] >> shift) & 0xFFu) << 8) |
          (((kopt_u32)(v[2] >> shift) & 0xFFu) << 16) | (((kopt_u32)(v[3] >> shift) & 0xFFu) << 24);
@@ -350,14 +360,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 #else
     const XPlanes xc = read_x(xs, chunk_of(t) - s_begin);
 #endif
-    const kopt_u32* p = xc.p;
-    const float2 meta = xc.meta;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      const float2 sof = __half22float2(so[d][r]);
-      // Σ x·(s·q + o) = s·Σ x·q + o·Σ x
-      part[r] += sof.x * (dot32(q[d][r], p) * meta.y) + sof.y * meta.x;
-    }
+    accumulate_step(part, q[d], so[d], xc);
   };
   // The first stages go out before x is converted, so the prologue hides
   // under their latency.
@@ -434,11 +437,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
       if (active && has_chunk) {
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-          const float2 sof = __half22float2(so[d][r]);
-          part[r] = sof.x * (dot32(q[d][r], xr.p) * xr.meta.y) + sof.y * xr.meta.x;
-        }
+        accumulate_step(part, q[d], so[d], xr);
         const int next = tile + DEPTH * gridDim.x;
         if (tile_active(next)) load_tile(d, next);
       }
@@ -505,13 +504,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
   };
   auto consume = [&](int d, int a) {
     const XPlanes xc = read_x(xs, min(a * KOPT_WARP_SIZE + lane, chunks - 1));
-    const kopt_u32* p = xc.p;
-    const float2 meta = xc.meta;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      const float2 sof = __half22float2(so[d][r]);
-      part[r] += sof.x * (dot32(q[d][r], p) * meta.y) + sof.y * meta.x;
-    }
+    accumulate_step(part, q[d], so[d], xc);
   };
   // Steps [a0, a1) of group grp are done: a whole column group is written,
   // a piece goes to the workspace.
