@@ -15,6 +15,7 @@
 #include "sandbox/candidate.h"
 #include "sandbox/problem.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/suites.h"
 #include "seeds/seeds.h"
 
 namespace kopt {
@@ -28,13 +29,6 @@ Status read_text_file(const std::string& path, std::string* out) {
   s << f.rdbuf();
   *out = s.str();
   return Status();
-}
-
-uint64_t fresh_seed(const std::optional<uint64_t>& seed) {
-  if (seed) return *seed;
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
-         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
 // Eval and bench need at least one shape.
@@ -169,8 +163,8 @@ struct BenchColumn {
 };
 
 // Reads an export manifest (kernels/generated/MANIFEST.json) and, beside it,
-// each shape's generated file, whose candidate-source section is the exact
-// code the library compiles: the column times what was shipped.
+// each shape's generated file and the source it includes, the exact code the
+// library compiles: the column times what was shipped.
 Status read_manifest(const std::string& path, BenchColumn* column) {
   std::string text;
   KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
@@ -191,11 +185,14 @@ Status read_manifest(const std::string& path, BenchColumn* column) {
           return Status::error(path + ": parameters must be integers");
         params[it.key()] = it.value().get<int64_t>();
       }
-    const std::string file = dir + "/" + tuned_kernel_symbol(shape[0]) + ".hip";
-    std::string generated, source;
-    KOPT_RETURN_IF_ERROR(read_text_file(file, &generated));
-    if (Status s = embedded_candidate_source(generated, &source); !s.ok())
-      return Status::error(file + ": " + s.message());
+    // The first entry of a shape is the one tuned on the exporting GPU; a
+    // later one serves another architecture (gfx906).
+    if (column->tuned.count(shape[0].name())) continue;
+    const std::string file = e.contains("file") && e["file"].is_string()
+                                 ? e["file"].get<std::string>()
+                                 : tuned_kernel_symbol(shape[0]) + ".hip";
+    std::string source;
+    KOPT_RETURN_IF_ERROR(candidate_source_of(dir, file, &source));
     column->tuned[shape[0].name()] = {source, params};
   }
   return Status();
@@ -462,6 +459,32 @@ int run_check_amd(const std::vector<std::string>& files, const std::string& db_p
     }
   }
   return exit_code;
+}
+
+uint64_t fresh_seed(const std::optional<uint64_t>& seed) {
+  if (seed) return *seed;
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+int run_suites(const std::string& name, int64_t group) {
+  if (name.empty()) {
+    for (const Suite& s : all_suites(group))
+      fmt::print("{:<12} {:>3} shapes  {}\n", s.name, s.shapes.size(), s.description);
+    fmt::print(
+        "\nkopt suites NAME lists a suite's shapes; bench, run and export take --suite NAME.\n");
+    return kExitOk;
+  }
+  Suite suite;
+  if (Status s = find_suite(name, group, &suite); !s.ok()) {
+    fmt::print(stderr, "kopt suites: {}\n", s.message());
+    return kExitUsage;
+  }
+  fmt::print("{}: {}\n", suite.name, suite.description);
+  for (const auto& e : suite.shapes)
+    fmt::print("  {:<14} {:<26} {:>8.2f} MB\n", e.shape.name(), e.role, shape_bytes(e.shape) / 1e6);
+  return kExitOk;
 }
 
 }  // namespace kopt

@@ -52,6 +52,13 @@ int run_bench(const BenchCommand& cmd);
 
 int run_doctor();
 
+// The user's seed, or a fresh one from the OS and the clock.
+uint64_t fresh_seed(const std::optional<uint64_t>& seed);
+
+// `kopt suites [NAME]`: every suite with its shape count and description, or
+// one suite's shapes with what each is and the bytes a GEMV moves.
+int run_suites(const std::string& name, int64_t group);
+
 // Compiles candidate files for gfx906 and prints their resources; with a
 // database, checks every candidate recorded "not checked" there (runs made
 // on a machine without the AMD toolchain) and writes the results back.

@@ -1,12 +1,16 @@
-// `kopt export`: re-verifies each shape's best candidate on this GPU and
-// writes it, with its launch code, as generated sources for the shipped
-// library (kernels/), plus a dispatch table and a generic fallback.
+// `kopt export`: writes the shipped library's generated sources (kernels/):
+// each shape's best candidate per target architecture, re-verified on this
+// GPU; the generic variants with the rule that picks among them for any
+// other shape, derived from measured times; a dispatch table and a manifest.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "kernels/kopt_generic_rule.h"
 #include "sandbox/candidate.h"
 #include "sandbox/status.h"
 
@@ -18,33 +22,87 @@ struct ExportCommand {
   std::vector<std::string> shapes;
   int64_t group = 64;
   std::string out_dir;
-  bool fallbacks_only = false;  // write only the generic fallbacks (no GPU needed)
+  // No database and no GPU: rewrite the generic variants and the rule, and
+  // keep the tuned entries already in out_dir (unless drop_tuned).
+  bool fallbacks_only = false;
+  bool drop_tuned = false;
+  // Measure the generic variants on the probe shapes (GPU): every suite, and
+  // the --shape/--suite shapes; times already in out_dir/GENERIC.json for
+  // this device are kept, so an interrupted measurement resumes.
+  bool measure_generic = false;
 };
 int run_export(const ExportCommand& cmd);
 
-// What one generated source describes (exposed for tests).
+// The GPU architecture the AMD build of the library serves; its entries come
+// from candidates that build for it without scratch.
+constexpr const char* kAmdTarget = "gfx906";
+
+// One entry of the shipped library (exposed for tests).
 struct ExportedKernel {
-  std::string symbol;           // C identifier prefix, e.g. k7168x9216_g64 or generic_vec
+  std::string symbol;           // C identifier prefix, e.g. k7168x9216_g64 or generic_gen
   std::string header;           // provenance comment lines
   Candidate candidate;          // source, contract, parameter values
   int64_t K = 0, N = 0, G = 0;  // 0: generic (any shape the contract supports)
-  // > 0: gfx906 needs this much scratch for the kernel, so the AMD build of
-  // the library leaves it out of the table and takes the generic path there.
-  int64_t gfx906_scratch_bytes = 0;
+  // Architectures this entry is dispatched on (e.g. "sm_90", "gfx906");
+  // empty for a generic variant (every architecture).
+  std::vector<std::string> targets;
+  // Why an entry serves a target it was not measured on, e.g. "tuned on
+  // NVIDIA H100 80GB HBM3, not measured on gfx906".
+  std::map<std::string, std::string> target_notes;
 };
 
 // The symbol (and file name stem) of a shape's tuned kernel: k7168x9216_g64.
 std::string tuned_kernel_symbol(const Shape& shape);
-// The candidate's source as embedded in a generated file, exactly as
-// evaluated (what `kopt bench --tuned` times); an error where the file has
-// no candidate-source section.
-Status embedded_candidate_source(const std::string& generated, std::string* source);
 
-// The generated HIP source: the kernels in their own namespace with renamed
-// entry points, and host launch code evaluating the contract's expressions.
-Status generate_kernel_source(const ExportedKernel& k, std::string* out);
-// The dispatch table entries for the library.
+// A generated entry file and the kernel source it includes (each distinct
+// source is written once and shared by every entry that uses it).
+struct GeneratedKernel {
+  std::string entry_text;   // <symbol>.hip: parameters, renames, launch code
+  std::string source_file;  // src_<name>_<hash>.inc
+  std::string source_text;  // the candidate's source exactly as evaluated
+};
+Status generate_kernel_source(const ExportedKernel& k, GeneratedKernel* out);
+
+// The candidate source an entry file names, read from the folder it is in.
+Status candidate_source_of(const std::string& dir, const std::string& entry_file,
+                           std::string* source);
+
+// The generic variants: every seed at its defaults, and variants of the
+// generator seed for long K and few columns; the table order is the order
+// tried when the rule has no data near a shape.
+struct GenericVariant {
+  std::string symbol;  // generic_<label>
+  std::string seed;
+  std::map<std::string, int64_t> params;
+  std::string purpose;
+};
+const std::vector<GenericVariant>& generic_variants();
+
+// Measured times of the generic variants (out_dir/GENERIC.json).
+struct GenericMeasurements {
+  std::string device, arch, date;
+  // probe shape name -> variant symbol -> µs (0: not supported or failed)
+  std::map<std::string, std::map<std::string, double>> us;
+  std::vector<Shape> order;  // probe shapes in measurement order
+};
+Status read_generic_measurements(const std::string& path, GenericMeasurements* out);
+nlohmann::json generic_measurements_json(const GenericMeasurements& m);
+// The probe table the library carries, one row per probe shape.
+std::vector<KoptGenericProbe> generic_probes(const GenericMeasurements& m);
+
+// Leave-one-out check of the rule: for each probe, the variant the rule picks
+// without that probe, against the fastest variant measured there.
+struct RuleCheck {
+  std::string shape, chosen, fastest;
+  double ratio = 1;  // chosen / fastest
+};
+std::vector<RuleCheck> leave_one_out(const GenericMeasurements& m);
+
+// The dispatch table: tuned entries grouped by vendor (the NVIDIA build
+// compiles sm_* entries, the AMD build gfx* ones; the library then compares
+// the device's own architecture), the generic variants in order, the probes.
 std::string generate_dispatch(const std::vector<ExportedKernel>& tuned,
-                              const std::vector<ExportedKernel>& generic);
+                              const std::vector<ExportedKernel>& generic,
+                              const GenericMeasurements* measured);
 
 }  // namespace kopt

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench",
                                        "Verify and time every seed kernel (and optionally the "
                                        "exported kernels and the vendor BLAS peer) on every shape");
-  bench_cmd->add_option("--suite", bench.suite, "named shape suite: contest");
+  bench_cmd->add_option("--suite", bench.suite, "named shape suite (kopt suites lists them)");
   bench_cmd->add_option("--shape", bench.shapes, "KxN; repeatable");
   bench_cmd->add_option("--group", bench.group, "group size G")->default_val(64);
   bench_cmd->add_option("--seeds", bench.seeds, "seed kernels to run (default: all)")
@@ -99,6 +99,13 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
 
+  std::string suites_name;
+  int64_t suites_group = 64;
+  auto* suites_cmd = app.add_subcommand(
+      "suites", "List the named shape suites (contest, model projections), or one suite's shapes");
+  suites_cmd->add_option("name", suites_name, "a suite: list its shapes");
+  suites_cmd->add_option("--group", suites_group, "group size G")->default_val(64);
+
   kopt::RunCommand run;
   int64_t run_budget = 0, run_resume = 0;
   uint64_t run_seed = 0;
@@ -106,6 +113,8 @@ int main(int argc, char** argv) {
   auto* run_cmd =
       app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
   run_cmd->add_option("--shape", run.shape, "KxN (or KxN/gG)");
+  run_cmd->add_option("--suite", run.suite,
+                      "one run per shape of this suite, in turn (kopt suites lists them)");
   run_cmd->add_option("--group", run.group, "group size G when the shape names none")
       ->default_val(64);
   auto* run_budget_opt =
@@ -163,15 +172,22 @@ int main(int argc, char** argv) {
 
   kopt::ExportCommand exp;
   auto* export_cmd = app.add_subcommand(
-      "export", "Re-verify each shape's best kernel and write the library sources");
+      "export",
+      "Re-verify each shape's best kernel per architecture and write the library sources");
   export_cmd->add_option("--db", exp.db_path, "database file")->default_val("kopt.db");
-  export_cmd->add_option("--suite", exp.suite, "named shape suite: contest");
+  export_cmd->add_option("--suite", exp.suite, "named shape suite (kopt suites lists them)");
   export_cmd->add_option("--shape", exp.shapes, "KxN; repeatable");
   export_cmd->add_option("--group", exp.group, "group size G")->default_val(64);
   export_cmd->add_option("--out", exp.out_dir, "output folder (e.g. kernels/generated)")
       ->required();
   export_cmd->add_flag("--fallbacks-only", exp.fallbacks_only,
-                       "write only the generic fallback kernels");
+                       "no database or GPU: rewrite the generic variants and rule, keep the tuned "
+                       "entries already in --out");
+  export_cmd->add_flag("--drop-tuned", exp.drop_tuned,
+                       "with --fallbacks-only: leave out the tuned entries already in --out");
+  export_cmd->add_flag("--measure-generic", exp.measure_generic,
+                       "time the generic variants on every suite's shapes (GPU; resumes from "
+                       "--out/GENERIC.json) and derive the rule from the times");
 
   std::vector<std::string> amd_files;
   std::string amd_db;
@@ -235,8 +251,9 @@ int main(int argc, char** argv) {
     if (*run_resume_opt) run.resume = run_resume;
     if (*run_seed_opt) run.seed = run_seed;
     if (*run_trials_opt) run.trials = run_trials;
+    if (!run.suite.empty()) return kopt::run_optimize_suite(run);
     if (run.shape.empty() && !run.resume) {
-      std::fprintf(stderr, "kopt run: --shape KxN is required (or --resume ID)\n");
+      std::fprintf(stderr, "kopt run: --shape KxN is required (or --suite NAME, or --resume ID)\n");
       return kopt::kExitUsage;
     }
     return kopt::run_optimize(run);
@@ -249,5 +266,6 @@ int main(int argc, char** argv) {
     return kopt::run_demo(demo);
   }
   if (*export_cmd) return kopt::run_export(exp);
+  if (*suites_cmd) return kopt::run_suites(suites_name, suites_group);
   return kopt::run_doctor();
 }

@@ -22,6 +22,7 @@
 #include "db/database.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
+#include "sandbox/suites.h"
 
 namespace kopt {
 
@@ -387,6 +388,26 @@ int db_failures(Database& db, int64_t run, int limit) {
 }
 
 }  // namespace
+
+int run_optimize_suite(const RunCommand& cmd) {
+  if (cmd.resume)
+    return fail("run", "--resume continues one run: give it without --suite", kExitUsage);
+  if (!cmd.shape.empty()) return fail("run", "give --shape or --suite, not both", kExitUsage);
+  std::vector<Shape> shapes;
+  if (Status s = resolve_shapes(cmd.suite, {}, cmd.group, &shapes); !s.ok())
+    return fail("run", s.message(), kExitUsage);
+  int first_failure = kExitOk;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    RunCommand one = cmd;
+    one.suite.clear();
+    one.shape = shapes[i].name();
+    fmt::print("suite {}: shape {} of {}: {}\n", cmd.suite, i + 1, shapes.size(), one.shape);
+    const int code = run_optimize(one);
+    if (code == kExitUsage || code == kExitNoDevice) return code;  // no other shape would start
+    if (first_failure == kExitOk) first_failure = code;
+  }
+  return first_failure;
+}
 
 int run_db(const DbCommand& cmd) {
   std::unique_ptr<Database> db;

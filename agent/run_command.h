@@ -10,6 +10,7 @@ namespace kopt {
 
 struct RunCommand {
   std::string shape;
+  std::string suite;  // instead of shape: one run per shape of this suite, in turn
   int64_t group = 64;
   std::optional<int64_t> budget;
   std::string time;                 // "30m"
@@ -24,6 +25,10 @@ struct RunCommand {
   std::vector<std::string> worker_command;  // tests: a fake worker
 };
 int run_optimize(const RunCommand& cmd);
+// `kopt run --suite NAME`: run_optimize for each of the suite's shapes in
+// turn (each its own run, with the whole budget); stops at the first shape
+// whose run cannot start, and exits with the first failure's code.
+int run_optimize_suite(const RunCommand& cmd);
 
 // `kopt demo`: a short run on the host fake, for a machine without a GPU,
 // then the browser over it (best, lineage). Labelled everywhere: kernels are

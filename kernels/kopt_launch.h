@@ -24,6 +24,8 @@
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #endif
 
 // 1 in the host compilation pass, 0 in a device pass. clang's HIP device pass

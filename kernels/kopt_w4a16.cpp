@@ -4,11 +4,13 @@
 
 #include <string>
 
+#include "kopt_generic_rule.h"
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
 
-// The tuned kernels and the generic fallbacks, from `kopt export`.
-#define KOPT_ENTRY(entry) extern const KoptKernelEntry entry;
+// The tuned kernels, the generic variants and the rule's probe data, from
+// `kopt export`.
+#define KOPT_ENTRY(entry, target) extern const KoptKernelEntry entry;
 #define KOPT_GENERIC(entry) extern const KoptKernelEntry entry;
 #include "dispatch.inc"
 KOPT_GENERIC_ENTRIES
@@ -18,14 +20,21 @@ KOPT_GENERIC_ENTRIES
 #if KOPT_HOST_PASS
 namespace {
 
-#define KOPT_ENTRY(entry) &entry,
+// A tuned entry serves its exact shape on a device of its target architecture.
+struct TunedEntry {
+  const KoptKernelEntry* entry;
+  const char* target;
+};
+#define KOPT_ENTRY(entry, target) {&entry, target},
 #define KOPT_GENERIC(entry) &entry,
-const KoptKernelEntry* const kTuned[] = {
+const TunedEntry kTuned[] = {
 #include "dispatch.inc"
-    nullptr};
+    {nullptr, nullptr}};
 const KoptKernelEntry* const kGeneric[] = {KOPT_GENERIC_ENTRIES nullptr};
 #undef KOPT_ENTRY
 #undef KOPT_GENERIC
+const KoptGenericProbe kProbes[] = {KOPT_GENERIC_PROBES{0, 0, 0, {0}}};
+const int kProbeCount = static_cast<int>(sizeof kProbes / sizeof kProbes[0]) - 1;
 
 thread_local std::string g_last_error;
 
@@ -39,6 +48,47 @@ int gpu_fail(hipError_t e, const char* what) {
 }
 
 size_t align256(size_t v) { return (v + 255) & ~size_t{255}; }
+
+// The device's architecture as kopt names targets: sm_90, gfx906.
+hipError_t device_arch(int device, std::string* arch) {
+#if defined(__HIP_PLATFORM_AMD__)
+  hipDeviceProp_t prop;
+  hipError_t e = hipGetDeviceProperties(&prop, device);
+  if (e != hipSuccess) return e;
+  *arch = prop.gcnArchName;
+  *arch = arch->substr(0, arch->find(':'));  // "gfx906:sramecc+:xnack-"
+#else
+  int major = 0, minor = 0;
+  hipError_t e = hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, device);
+  if (e == hipSuccess)
+    e = hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, device);
+  if (e != hipSuccess) return e;
+  *arch = "sm_" + std::to_string(major * 10 + minor);
+#endif
+  return hipSuccess;
+}
+
+// The tuned entry for this shape on this architecture, else the generic
+// variant the measured rule picks, else the first generic one that runs it.
+const KoptKernelEntry* choose_entry(const KoptShapeArgs& args, const std::string& arch,
+                                    std::string* why) {
+  for (const TunedEntry* t = kTuned; t->entry; ++t)
+    if (t->entry->K == args.K && t->entry->N == args.N && t->entry->G == args.G &&
+        arch == t->target && t->entry->supported(args)) {
+      *why = "tuned for " + arch + ": ";
+      return t->entry;
+    }
+  bool supported[KOPT_MAX_GENERIC_VARIANTS] = {};
+  int count = 0;
+  for (; kGeneric[count] && count < KOPT_MAX_GENERIC_VARIANTS; ++count)
+    supported[count] = kGeneric[count]->supported(args);
+  const int chosen = kopt_choose_generic(args.K, args.N, kProbes, kProbeCount, count, supported);
+  if (chosen < 0) return nullptr;
+  *why = kProbeCount > 0
+             ? std::string("generic, by the rule measured on ") + KOPT_GENERIC_RULE_DEVICE + ": "
+             : std::string("generic: ");
+  return kGeneric[chosen];
+}
 
 }  // namespace
 
@@ -67,15 +117,11 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
   if (e == hipSuccess) e = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device);
   if (e == hipSuccess)
     e = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+  std::string arch, kind;
+  if (e == hipSuccess) e = device_arch(device, &arch);
   if (e != hipSuccess) return gpu_fail(e, "reading the device");
   KoptShapeArgs args{K, N, G, warp, sms};
-  const KoptKernelEntry* entry = nullptr;
-  std::string kind;
-  for (const KoptKernelEntry* const* t = kTuned; *t && !entry; ++t)
-    if ((*t)->K == K && (*t)->N == N && (*t)->G == G && (*t)->supported(args))
-      entry = *t, kind = "tuned ";
-  for (const KoptKernelEntry* const* g = kGeneric; *g && !entry; ++g)
-    if ((*g)->supported(args)) entry = *g, kind = "generic ";
+  const KoptKernelEntry* entry = choose_entry(args, arch, &kind);
   if (!entry) return fail(KOPT_W4A16_NO_KERNEL, "no kernel supports this shape");
 
   // The canonical blob: qweight, scales, offsets, each 256-byte aligned.

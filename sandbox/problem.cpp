@@ -65,21 +65,6 @@ std::vector<Shape> contest_suite() {
   return shapes;
 }
 
-Status resolve_shapes(const std::string& suite, const std::vector<std::string>& texts,
-                      int64_t group, std::vector<Shape>* out) {
-  out->clear();
-  if (!suite.empty()) {
-    if (suite != "contest") return Status::error("unknown suite '" + suite + "' (known: contest)");
-    *out = contest_suite();
-  }
-  for (const auto& t : texts) {
-    Shape s;
-    KOPT_RETURN_IF_ERROR(parse_shape(t, group, &s));
-    out->push_back(s);
-  }
-  return Status();
-}
-
 int64_t shape_bytes(const Shape& s) {
   return s.N * s.K / 2 + 4 * s.N * (s.K / s.G) + 2 * s.K + 4 * s.N;
 }

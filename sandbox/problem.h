@@ -28,11 +28,6 @@ Status validate_shape(const Shape& shape);
 // The 14 shapes of the DatenLord contest (G = 64), in the contest's order.
 std::vector<Shape> contest_suite();
 
-// The shapes a command names: a suite ("contest", or empty for none) followed
-// by each "KxN" text. An unknown suite or a malformed shape is an error.
-Status resolve_shapes(const std::string& suite, const std::vector<std::string>& texts,
-                      int64_t group, std::vector<Shape>* out);
-
 // Bytes a kernel must move: weights, scales and offsets, x and y.
 int64_t shape_bytes(const Shape& shape);
 

@@ -11,6 +11,10 @@
 #ifndef KOPT_W4A16_H
 #define KOPT_W4A16_H
 
+/* The C API's version (find_package(kopt_w4a16 1.0) accepts any 1.x). */
+#define KOPT_W4A16_VERSION_MAJOR 1
+#define KOPT_W4A16_VERSION_MINOR 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -2,27 +2,216 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "agent/commands.h"
+#include "sandbox/subprocess.h"
+#include "seeds/seeds.h"
+#include "tests/test_paths.h"
+
 namespace kopt {
 namespace {
 
-// A tuned kernel that needs gfx906 scratch ships for NVIDIA only: its
-// dispatch entry is compiled out of the AMD library, which then takes the
-// generic path for that shape; the others are in both tables.
-TEST(ExportTest, KernelsNeedingGfx906ScratchAreLeftOutOfTheAmdTable) {
-  ExportedKernel fast, portable, generic;
-  fast.symbol = "k7168x9216_g64";
-  fast.gfx906_scratch_bytes = 596;
-  portable.symbol = "k5120x256_g64";
-  generic.symbol = "generic_vec";
-  const std::string d = generate_dispatch({fast, portable}, {generic});
-  EXPECT_NE(d.find("#if !defined(KOPT_AMD)  // gfx906 needs 596 B of scratch: AMD takes the "
-                   "generic path\nKOPT_ENTRY(kopt_entry_k7168x9216_g64)\n#endif\n"),
-            std::string::npos)
+namespace fs = std::filesystem;
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+ExportedKernel entry(const std::string& symbol, std::vector<std::string> targets) {
+  ExportedKernel k;
+  k.symbol = symbol;
+  k.targets = std::move(targets);
+  return k;
+}
+
+// Entries are compiled per vendor (sm_* for NVIDIA, gfx* for AMD) and
+// dispatched on their named architecture; an entry serving gfx906 that was
+// tuned elsewhere says so.
+TEST(ExportTest, DispatchGroupsEntriesByVendorAndNamesTheirTargets) {
+  ExportedKernel fast = entry("k7168x9216_g64", {"sm_90"});
+  ExportedKernel amd = entry("k7168x9216_g64_gfx906", {"gfx906"});
+  amd.target_notes["gfx906"] = "tuned on NVIDIA H100, not measured on gfx906";
+  ExportedKernel both = entry("k5120x256_g64", {"sm_90", "gfx906"});
+  const std::string d = generate_dispatch(
+      {fast, amd, both}, {entry("generic_gen", {}), entry("generic_naive", {})}, nullptr);
+  const size_t nvidia = d.find("#if !defined(KOPT_AMD)\n"),
+               amd_at = d.find("#if defined(KOPT_AMD)\n");
+  ASSERT_NE(nvidia, std::string::npos) << d;
+  ASSERT_NE(amd_at, std::string::npos) << d;
+  auto in_block = [&](const std::string& line, size_t block) {
+    const size_t at = d.find(line);
+    return at != std::string::npos && at > block && at < d.find("#endif", block);
+  };
+  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_entry_k7168x9216_g64, \"sm_90\")", nvidia)) << d;
+  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_entry_k5120x256_g64, \"sm_90\")", nvidia)) << d;
+  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_entry_k5120x256_g64, \"gfx906\")", amd_at)) << d;
+  EXPECT_TRUE(in_block(
+      "KOPT_ENTRY(kopt_entry_k7168x9216_g64_gfx906, \"gfx906\")  // tuned on NVIDIA H100, not "
+      "measured on gfx906",
+      amd_at))
       << d;
-  const size_t portable_at = d.find("KOPT_ENTRY(kopt_entry_k5120x256_g64)");
-  ASSERT_NE(portable_at, std::string::npos);
-  EXPECT_EQ(d.rfind("#if", portable_at), d.find("#if"));  // no guard of its own
-  EXPECT_NE(d.find("KOPT_GENERIC(kopt_entry_generic_vec)"), std::string::npos);
+  EXPECT_EQ(d.find("kopt_entry_k7168x9216_g64, \"gfx906\""), std::string::npos);
+  EXPECT_LT(d.find("KOPT_GENERIC(kopt_entry_generic_gen)"),
+            d.find("KOPT_GENERIC(kopt_entry_generic_naive)"));
+  EXPECT_NE(d.find("#define KOPT_GENERIC_PROBES\n"), std::string::npos);  // no data: empty
+}
+
+KoptGenericProbe probe(long long K, long long N, std::initializer_list<float> us) {
+  KoptGenericProbe p{K, N, 64, {}};
+  int i = 0;
+  for (float t : us) p.us[i++] = t;
+  return p;
+}
+
+// The rule takes the variant fastest relative to the best near the shape,
+// never one that does not run the shape, and the table's first supported
+// variant where nothing was measured.
+TEST(GenericRuleTest, PicksTheVariantFastestNearTheShape) {
+  const KoptGenericProbe probes[] = {
+      probe(4096, 8192, {10, 12, 30}),  probe(8192, 8192, {18, 20, 50}),
+      probe(4096, 16384, {19, 22, 60}), probe(16384, 64, {0, 9, 3}),
+      probe(32768, 64, {0, 15, 5}),     probe(16384, 128, {0, 10, 4})};
+  bool all[3] = {true, true, true};
+  EXPECT_EQ(kopt_choose_generic(5000, 9000, probes, 6, 3, all), 0);
+  EXPECT_EQ(kopt_choose_generic(20000, 80, probes, 6, 3, all), 2);
+  bool no_first[3] = {false, true, true};
+  EXPECT_EQ(kopt_choose_generic(5000, 9000, probes, 6, 3, no_first), 1);
+  bool only_last[3] = {false, false, true};
+  EXPECT_EQ(kopt_choose_generic(5000, 9000, probes, 6, 3, only_last), 2);
+  bool none[3] = {false, false, false};
+  EXPECT_EQ(kopt_choose_generic(5000, 9000, probes, 6, 3, none), -1);
+  EXPECT_EQ(kopt_choose_generic(5000, 9000, probes, 0, 3, no_first), 1);  // no data
+  // Leaving the probe out still finds the neighbours' choice.
+  EXPECT_EQ(kopt_choose_generic(16384, 64, probes, 6, 3, all, 4, 3), 2);
+}
+
+GenericMeasurements measurements() {
+  GenericMeasurements m;
+  m.device = "Test GPU";
+  m.arch = "sm_90";
+  m.date = "2026-11-23T00:00:00Z";
+  const auto& v = generic_variants();
+  auto add = [&](Shape s, double gen, double split8, double splitk) {
+    m.order.push_back(s);
+    m.us[s.name()] = {
+        {v[0].symbol, gen}, {"generic_gen_split8", split8}, {"generic_splitk", splitk}};
+  };
+  add({4096, 8192, 64}, 10, 14, 30);
+  add({8192, 8192, 64}, 18, 24, 50);
+  add({4096, 16384, 64}, 19, 25, 60);
+  add({16384, 64, 64}, 0, 3, 4);
+  add({32768, 64, 64}, 0, 5, 6);
+  add({16384, 128, 64}, 0, 4, 5);
+  return m;
+}
+
+TEST(GenericRuleTest, MeasurementsRoundTripAndBecomeTheLibrarysProbeTable) {
+  const GenericMeasurements m = measurements();
+  const std::string path = test::temp_path("GENERIC.json");
+  std::ofstream(path) << generic_measurements_json(m).dump(1);
+  GenericMeasurements back;
+  ASSERT_TRUE(read_generic_measurements(path, &back).ok());
+  EXPECT_EQ(back.device, "Test GPU");
+  ASSERT_EQ(back.order.size(), 6u);
+  EXPECT_EQ(back.us.at("16384x64").at("generic_gen_split8"), 3);
+  const auto probes = generic_probes(back);
+  EXPECT_EQ(probes[3].K, 16384);
+  EXPECT_EQ(probes[3].us[0], 0.f);  // gen does not run K = 16384 at one split
+  EXPECT_EQ(probes[3].us[3], 3.f);  // generic_gen_split8 is the fourth variant
+  EXPECT_EQ(probes[3].us[4], 4.f);  // generic_splitk the fifth
+  const std::string d = generate_dispatch({}, {entry("generic_gen", {})}, &back);
+  EXPECT_NE(d.find("#define KOPT_GENERIC_RULE_DEVICE \"Test GPU (sm_90)\""), std::string::npos)
+      << d;
+  EXPECT_NE(d.find("{16384, 64, 64, {0.000f}}"), std::string::npos) << d;
+  std::ofstream(path) << R"({"probes": [{"shape": "12x"}]})";
+  EXPECT_FALSE(read_generic_measurements(path, &back).ok());
+  std::ofstream(path) << "[1, 2]";
+  EXPECT_FALSE(read_generic_measurements(path, &back).ok());
+}
+
+// Leave-one-out: each probe's pick without its own times, against the
+// fastest there (here every pick is right but the one whose neighbours differ).
+TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
+  const auto checks = leave_one_out(measurements());
+  ASSERT_EQ(checks.size(), 6u);
+  for (const auto& c : checks) {
+    EXPECT_GE(c.ratio, 1.0) << c.shape;
+    if (c.shape == "4096x8192") EXPECT_EQ(c.chosen, "generic_gen");
+    if (c.shape == "16384x64") EXPECT_EQ(c.chosen, "generic_gen_split8");
+  }
+}
+
+// Sources are written once: two entries of one source share one file, and
+// the entry file names it, so bench and the migration read it back.
+TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
+  ExportedKernel a, b;
+  a.symbol = "generic_gen";
+  b.symbol = "generic_gen_split2";
+  ASSERT_TRUE(parse_candidate(find_seed("gen")->source, {}, &a.candidate).ok());
+  ASSERT_TRUE(parse_candidate(find_seed("gen")->source, {{"SPLIT", 2}}, &b.candidate).ok());
+  GeneratedKernel ga, gb;
+  ASSERT_TRUE(generate_kernel_source(a, &ga).ok());
+  ASSERT_TRUE(generate_kernel_source(b, &gb).ok());
+  EXPECT_EQ(ga.source_file, gb.source_file);
+  EXPECT_EQ(ga.source_text, gb.source_text);
+  EXPECT_NE(gb.entry_text.find("#define SPLIT 2\n"), std::string::npos);
+  EXPECT_NE(gb.entry_text.find("#include \"" + gb.source_file + "\""), std::string::npos);
+  EXPECT_LT(gb.entry_text.size(), 4000u);  // a wrapper, not a copy of the seed
+  const std::string dir = test::temp_path("shared-source");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/generic_gen_split2.hip") << gb.entry_text;
+  std::ofstream(dir + "/" + gb.source_file) << gb.source_text;
+  std::string source;
+  ASSERT_TRUE(candidate_source_of(dir, "generic_gen_split2.hip", &source).ok());
+  EXPECT_EQ(source, gb.source_text);
+  std::ofstream(dir + "/bare.hip") << "// nothing here\n";
+  EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());
+}
+
+int kopt_export(const std::vector<std::string>& args, std::string* output) {
+  std::vector<std::string> argv = {executable_dir() + "/kopt", "export"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessResult r;
+  EXPECT_TRUE(run_process(argv, 300, 1 << 20, &r).ok());
+  *output = r.output;
+  return r.exit_code;
+}
+
+// `--fallbacks-only` needs no database or GPU and keeps the tuned entries
+// already in the folder (the shipped folder here); `--drop-tuned` is the
+// explicit way to leave them out.
+TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
+  const std::string dir = test::temp_path("export-fallbacks");
+  fs::remove_all(dir);
+  fs::copy(test::source_dir() + "/kernels/generated", dir);
+  std::string out;
+  ASSERT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), 0) << out;
+  EXPECT_NE(out.find("keeping the 14 tuned entries"), std::string::npos) << out;
+  const nlohmann::json kept = nlohmann::json::parse(read(dir + "/MANIFEST.json"));
+  EXPECT_EQ(kept.size(), 14u);
+  EXPECT_EQ(read(dir + "/dispatch.inc"),
+            read(test::source_dir() + "/kernels/generated/dispatch.inc"));
+  for (const auto& e : kept) {
+    std::string source;
+    EXPECT_TRUE(candidate_source_of(dir, e["file"], &source).ok()) << e["file"];
+  }
+  EXPECT_EQ(kopt_export({"--drop-tuned", "--out", dir}, &out), kExitUsage) << out;
+  ASSERT_EQ(kopt_export({"--fallbacks-only", "--drop-tuned", "--out", dir}, &out), 0) << out;
+  EXPECT_EQ(nlohmann::json::parse(read(dir + "/MANIFEST.json")).size(), 0u);
+  EXPECT_FALSE(fs::exists(dir + "/k7168x9216_g64.hip"));  // stale entry files are removed
+  EXPECT_TRUE(fs::exists(dir + "/generic_gen.hip"));
+  EXPECT_EQ(read(dir + "/dispatch.inc").find("KOPT_ENTRY(kopt_entry_k"), std::string::npos);
+  // A corrupt manifest is refused with a line, and nothing is written over.
+  std::ofstream(dir + "/MANIFEST.json") << "{oops";
+  EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), kExitUsage);
+  EXPECT_NE(out.find("not an export manifest"), std::string::npos) << out;
+  EXPECT_EQ(read(dir + "/MANIFEST.json"), "{oops");
 }
 
 }  // namespace

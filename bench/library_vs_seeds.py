@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The shipped library against the best seed, shape by shape.
+
+Usage: library_vs_seeds.py --example EXAMPLE --kopt KOPT --generic GENERIC.json
+                           [--bench BENCH.json] [--suite NAME ...] [--shape KxN ...]
+                           [--out OUT.md]
+
+For every shape of the named suites (`kopt suites NAME`) and every --shape,
+the library example (kernels/example) verifies y against an fp64 reference
+(the 1e-2 rule) and times the library's call, each shape in a fresh process.
+The best seed is the fastest of kopt's seeds at their default parameters
+(naive, splitk, vec, dot, gen), each timed by kopt's own protocol: from
+GENERIC.json (`kopt export --measure-generic`, which times every seed's
+defaults on every suite shape) or, for shapes not measured there, from
+BENCH.json (`kopt bench --seeds naive,splitk,vec,dot,gen --json`).
+Exit status 1 when a shape fails the check or runs over 1.3x its best seed.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+SEEDS = {"generic_naive": "naive", "generic_splitk": "splitk", "generic_vec": "vec",
+         "generic_dot": "dot", "generic_gen": "gen"}
+
+
+def suite_shapes(kopt, name):
+    out = subprocess.run([kopt, "suites", name], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines()[1:]:
+        m = re.match(r"\s+(\S+)\s+(.*?)\s+[\d.]+ MB$", line)
+        if m:
+            rows.append((m.group(1), f"{name} {m.group(2)}"))
+    return rows
+
+
+def best_seeds(generic_path, bench_path):
+    best = {}
+    if generic_path:
+        with open(generic_path) as f:
+            for p in json.load(f)["probes"]:
+                for variant, us in p["us"].items():
+                    if variant in SEEDS and us > 0 and (p["shape"] not in best or us < best[p["shape"]][0]):
+                        best[p["shape"]] = (us, SEEDS[variant])
+    if bench_path:
+        with open(bench_path) as f:
+            for r in json.load(f)["results"]:
+                if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in SEEDS.values():
+                    continue
+                us = r["timing"]["median_us"]
+                if r["shape"] not in best or us < best[r["shape"]][0]:
+                    best[r["shape"]] = (us, r["column"])
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--example", required=True)
+    ap.add_argument("--kopt", required=True)
+    ap.add_argument("--generic")
+    ap.add_argument("--bench")
+    ap.add_argument("--suite", action="append", default=[])
+    ap.add_argument("--shape", action="append", default=[])
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    shapes = []
+    for s in a.suite:
+        shapes += suite_shapes(a.kopt, s)
+    shapes += [(s, "not tuned, not a probe") for s in a.shape]
+    best = best_seeds(a.generic, a.bench)
+    lines = ["| shape | what | library µs | library kernel | best seed µs | library / best seed | check |",
+             "|---|---|---|---|---|---|---|"]
+    ratios, failures, over = [], [], []
+    for shape, what in shapes:
+        out = subprocess.run([a.example, shape], capture_output=True, text=True, timeout=300).stdout
+        m = re.search(r"\b(ok|FAIL)\s+([\d.]+) us\s+max err \S+\s+(.*)", out)
+        if not m or m.group(1) != "ok":
+            failures.append(shape)
+            lines.append(f"| {shape} | {what} | | | | | FAILED: {out.strip()[:100]} |")
+            continue
+        lib_us, kernel = float(m.group(2)), m.group(3).strip()
+        if shape in best:
+            seed_us, seed = best[shape]
+            ratio = lib_us / seed_us
+            ratios.append(ratio)
+            if ratio > 1.3:
+                over.append(shape)
+            lines.append(f"| {shape} | {what} | {lib_us:.2f} | {kernel} | {seed_us:.2f} ({seed}) | "
+                         f"{ratio:.2f} | ok |")
+        else:
+            lines.append(f"| {shape} | {what} | {lib_us:.2f} | {kernel} | not measured | | ok |")
+    lines.append("")
+    if ratios:
+        geo = 1.0
+        for r in ratios:
+            geo *= r
+        geo **= 1 / len(ratios)
+        lines.append(f"{len(shapes)} shapes: {len(shapes) - len(failures)} pass the 1e-2 check; "
+                     f"library / best seed {geo:.3f} on average (geometric), {min(ratios):.2f} "
+                     f"to {max(ratios):.2f}; {len(over)} over 1.3x{': ' + ', '.join(over) if over else ''}.")
+    if failures:
+        lines.append(f"FAILED: {', '.join(failures)}")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    sys.exit(1 if failures or over else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs this build into a fresh prefix and builds the C example against it
+# as another project would: find_package(kopt_w4a16 1.0), link, run.
+# Also checks what the install must hold: the CLI with its worker, the
+# version file. Without a GPU the example must end with "no GPU" (exit 3);
+# with one its GEMV must match (exit 0).
+# Usage: c_consumer_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -eu
+build=$1 source=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+for f in bin/kopt bin/kopt-worker include/kopt_w4a16.h lib/cmake/kopt_w4a16/kopt_w4a16ConfigVersion.cmake; do
+  [ -e "$work/prefix/$f" ] || { echo "install lacks $f"; exit 1; }
+done
+"$work/prefix/bin/kopt" --version
+# A version this package does not satisfy must be refused.
+if cmake -S "$source/kernels/example/c" -B "$work/too-new" -DCMAKE_PREFIX_PATH="$work/prefix" \
+     -Dkopt_w4a16_DIR= -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON --log-level=ERROR \
+     -DKOPT_REQUIRED_VERSION=2.0 >"$work/too-new.log" 2>&1; then
+  echo "find_package(kopt_w4a16 2.0) was accepted by a 1.x package"; exit 1
+fi
+grep -q 'compatible with requested version "2.0"' "$work/too-new.log" || { cat "$work/too-new.log"; exit 1; }
+cmake -S "$source/kernels/example/c" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log"
+cmake --build "$work/build" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
+code=0
+"$work/build/kopt_w4a16_c_example" || code=$?
+if nvidia-smi >/dev/null 2>&1 || [ -e /dev/kfd ]; then
+  [ $code -eq 0 ]
+else
+  [ $code -eq 3 ]
+fi
