@@ -35,7 +35,7 @@ def suite_shapes(kopt, name):
     return rows
 
 
-def best_seeds(generic_path, bench_path):
+def best_seeds(generic_path, bench_paths):
     best = {}
     if generic_path:
         with open(generic_path) as f:
@@ -43,8 +43,8 @@ def best_seeds(generic_path, bench_path):
                 for variant, us in p["us"].items():
                     if variant in SEEDS and us > 0 and (p["shape"] not in best or us < best[p["shape"]][0]):
                         best[p["shape"]] = (us, SEEDS[variant])
-    if bench_path:
-        with open(bench_path) as f:
+    for path in bench_paths:
+        with open(path) as f:
             for r in json.load(f)["results"]:
                 if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in SEEDS.values():
                     continue
@@ -59,7 +59,7 @@ def main():
     ap.add_argument("--example", required=True)
     ap.add_argument("--kopt", required=True)
     ap.add_argument("--generic")
-    ap.add_argument("--bench")
+    ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--suite", action="append", default=[])
     ap.add_argument("--shape", action="append", default=[])
     ap.add_argument("--out")

@@ -97,10 +97,10 @@ GenericMeasurements measurements() {
   m.arch = "sm_90";
   m.date = "2026-11-23T00:00:00Z";
   const auto& v = generic_variants();
-  auto add = [&](Shape s, double gen, double split8, double splitk) {
+  auto add = [&](Shape s, double gen, double split2, double splitk) {
     m.order.push_back(s);
     m.us[s.name()] = {
-        {v[0].symbol, gen}, {"generic_gen_split8", split8}, {"generic_splitk", splitk}};
+        {v[0].symbol, gen}, {"generic_gen_split2", split2}, {"generic_splitk", splitk}};
   };
   add({4096, 8192, 64}, 10, 14, 30);
   add({8192, 8192, 64}, 18, 24, 50);
@@ -119,12 +119,12 @@ TEST(GenericRuleTest, MeasurementsRoundTripAndBecomeTheLibrarysProbeTable) {
   ASSERT_TRUE(read_generic_measurements(path, &back).ok());
   EXPECT_EQ(back.device, "Test GPU");
   ASSERT_EQ(back.order.size(), 6u);
-  EXPECT_EQ(back.us.at("16384x64").at("generic_gen_split8"), 3);
+  EXPECT_EQ(back.us.at("16384x64").at("generic_gen_split2"), 3);
   const auto probes = generic_probes(back);
   EXPECT_EQ(probes[3].K, 16384);
   EXPECT_EQ(probes[3].us[0], 0.f);  // gen does not run K = 16384 at one split
-  EXPECT_EQ(probes[3].us[3], 3.f);  // generic_gen_split8 is the fourth variant
-  EXPECT_EQ(probes[3].us[4], 4.f);  // generic_splitk the fifth
+  EXPECT_EQ(probes[3].us[1], 3.f);  // generic_gen_split2 is the second variant
+  EXPECT_EQ(probes[3].us[2], 4.f);  // generic_splitk the third
   const std::string d = generate_dispatch({}, {entry("generic_gen", {})}, &back);
   EXPECT_NE(d.find("#define KOPT_GENERIC_RULE_DEVICE \"Test GPU (sm_90)\""), std::string::npos)
       << d;
@@ -143,7 +143,7 @@ TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
   for (const auto& c : checks) {
     EXPECT_GE(c.ratio, 1.0) << c.shape;
     if (c.shape == "4096x8192") EXPECT_EQ(c.chosen, "generic_gen");
-    if (c.shape == "16384x64") EXPECT_EQ(c.chosen, "generic_gen_split8");
+    if (c.shape == "16384x64") EXPECT_EQ(c.chosen, "generic_gen_split2");
   }
 }
 

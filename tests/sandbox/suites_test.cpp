@@ -56,7 +56,8 @@ TEST(SuitesTest, GroupSizeAppliesAndShapesItDoesNotDivideAreNamedAsLeftOut) {
   Suite s;
   ASSERT_TRUE(find_suite("qwen2.5-7b", 256, &s).ok());
   for (const auto& e : s.shapes) EXPECT_EQ(e.shape.G, 256);
-  EXPECT_NE(s.description.find("left out"), std::string::npos) << s.description;  // o_proj 896 at tp4
+  EXPECT_NE(s.description.find("left out"), std::string::npos)
+      << s.description;  // o_proj 896 at tp4
   EXPECT_TRUE(std::none_of(s.shapes.begin(), s.shapes.end(),
                            [](const SuiteShape& e) { return e.shape.K == 896; }));
   ASSERT_TRUE(find_suite("llama3-8b", 128, &s).ok());
@@ -65,7 +66,8 @@ TEST(SuitesTest, GroupSizeAppliesAndShapesItDoesNotDivideAreNamedAsLeftOut) {
 
 TEST(SuitesTest, ResolveShapesTakesASuiteThenShapesAndNamesUnknownSuites) {
   std::vector<Shape> shapes;
-  EXPECT_FALSE(resolve_shapes("deepseek-v3", {"100x3"}, 64, &shapes).ok());  // 64 does not divide 100
+  EXPECT_FALSE(
+      resolve_shapes("deepseek-v3", {"100x3"}, 64, &shapes).ok());  // 64 does not divide 100
   ASSERT_TRUE(resolve_shapes("deepseek-v3", {"128x3"}, 64, &shapes).ok());
   EXPECT_EQ(shapes.size(), 10u);
   EXPECT_EQ(shapes.back().name(), "128x3");
