@@ -444,9 +444,9 @@ std::vector<Shape> default_probe_shapes(int64_t group) {
     for (const auto& e : s.shapes)
       if (std::find(shapes.begin(), shapes.end(), e.shape) == shapes.end())
         shapes.push_back(e.shape);
-  const int64_t edges[][2] = {{65536, 256},  {65536, 4096}, {32768, 64}, {16384, 16},
-                              {4096, 32},    {1024, 16},    {256, 4096}, {256, 65536},
-                              {49152, 1024}, {1024, 1024}};
+  const int64_t edges[][2] = {
+      {65536, 256}, {65536, 4096}, {32768, 64},  {16384, 16}, {4096, 32}, {1024, 16},  {256, 4096},
+      {256, 65536}, {49152, 1024}, {1024, 1024}, {8192, 128}, {2048, 64}, {16384, 512}};
   for (const auto& e : edges) shapes.push_back(Shape{e[0], e[1], group});
   return shapes;
 }
@@ -596,9 +596,8 @@ int run_export(const ExportCommand& cmd) {
   const std::string measured_path = cmd.out_dir + "/GENERIC.json";
   const bool have_measured = read_generic_measurements(measured_path, &measured).ok();
   if (cmd.measure_generic) {
-    std::vector<Shape> probes = default_probe_shapes(cmd.group);
-    for (const Shape& extra : shapes)
-      if (std::find(probes.begin(), probes.end(), extra) == probes.end()) probes.push_back(extra);
+    // The named shapes, or by default every suite's and the edge shapes.
+    const std::vector<Shape> probes = shapes.empty() ? default_probe_shapes(cmd.group) : shapes;
     s = measure_generic(sandbox, device, probes, &measured, [&] {
       return write_file(measured_path, generic_measurements_json(measured).dump(1) + "\n");
     });

@@ -26,9 +26,10 @@ struct ExportCommand {
   // keep the tuned entries already in out_dir (unless drop_tuned).
   bool fallbacks_only = false;
   bool drop_tuned = false;
-  // Measure the generic variants on the probe shapes (GPU): every suite, and
-  // the --shape/--suite shapes; times already in out_dir/GENERIC.json for
-  // this device are kept, so an interrupted measurement resumes.
+  // Measure the generic variants on probe shapes (GPU): the --suite/--shape
+  // shapes, or by default every suite's and shapes at their edges; times
+  // already in out_dir/GENERIC.json for this device are kept (so an
+  // interrupted measurement resumes) and new shapes are added.
   bool measure_generic = false;
 };
 int run_export(const ExportCommand& cmd);

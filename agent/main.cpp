@@ -186,8 +186,9 @@ int main(int argc, char** argv) {
   export_cmd->add_flag("--drop-tuned", exp.drop_tuned,
                        "with --fallbacks-only: leave out the tuned entries already in --out");
   export_cmd->add_flag("--measure-generic", exp.measure_generic,
-                       "time the generic variants on every suite's shapes (GPU; resumes from "
-                       "--out/GENERIC.json) and derive the rule from the times");
+                       "time the generic variants on the --suite/--shape shapes (default: every "
+                       "suite's and edge shapes; GPU; adds to --out/GENERIC.json) and derive the "
+                       "rule from the times");
 
   std::vector<std::string> amd_files;
   std::string amd_db;
