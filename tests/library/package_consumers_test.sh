@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs this build into a fresh prefix and builds the C example against it
-# as another project would: find_package(kopt_w4a16 1.0), link, run.
+# Installs this build into a fresh prefix and builds the C and the C++
+# examples against it as other projects would: find_package(kopt_w4a16 1.0),
+# link, run.
 # Also checks what the install must hold: the CLI with its worker, the
 # version file. Without a GPU the example must end with "no GPU" (exit 3);
 # with one its GEMV must match (exit 0).
-# Usage: c_consumer_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+# Usage: package_consumers_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -eu
 build=$1 source=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
@@ -29,3 +30,7 @@ if nvidia-smi >/dev/null 2>&1 || [ -e /dev/kfd ]; then
 else
   [ $code -eq 3 ]
 fi
+# C++ host code: the argument checks, GPU or not.
+cmake -S "$source/kernels/example/cxx" -B "$work/build-cxx" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure-cxx.log"
+cmake --build "$work/build-cxx" >"$work/build-cxx.log" || { cat "$work/build-cxx.log"; exit 1; }
+"$work/build-cxx/kopt_w4a16_cxx_example"
