@@ -259,11 +259,11 @@ EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
   return e;
 }
 
-// A verified kernel that still may not ship, so is never "best" (never a
+// A verified kernel that may not ship anywhere, so is never "best" (never a
 // parent, never exported): it spills on the measuring GPU, or the gfx906
-// check ran and found it does not build or needs scratch there.
-// Spills on NVIDIA, or no gfx906 build at all. (A kernel that needs gfx906
-// scratch ships for NVIDIA; the AMD build of the library leaves it out.)
+// check ran and found it does not build there. (A kernel that needs gfx906
+// scratch ships for its NVIDIA target; export then gives gfx906 the best
+// candidate that needs none.)
 const char* const kNotShippable =
     "COALESCE(json_extract(e.details_json, '$.nvidia.local_bytes'), 0) > 0 OR "
     "(COALESCE(json_extract(e.details_json, '$.amd.checked'), 0) = 1 AND "

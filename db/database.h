@@ -129,7 +129,8 @@ class Database {
 
   // Fastest verified candidates: per shape (shape empty: every shape), best
   // first. Kernels that spill on the measuring GPU, or that the gfx906 check
-  // found not to build or to need scratch, are left out.
+  // found not to build, are left out (one needing gfx906 scratch stays: it
+  // may ship for NVIDIA).
   Status best(const std::string& shape, const std::string& device, int limit,
               std::vector<BestRow>* out);
   // Failed evaluations and attempts, newest first (run_id 0: all runs).

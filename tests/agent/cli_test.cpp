@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "agent/commands.h"
 #include "db/database.h"
@@ -60,6 +61,48 @@ TEST(CliTest, MalformedShapesAreUsageErrors) {
   EXPECT_NE(o.output.find("cannot read"), std::string::npos);
   EXPECT_EQ(kopt_cli({"bench", "--suite", "everything"}).code, kExitUsage);
   EXPECT_EQ(kopt_cli({"frobnicate"}).code, kExitUsage);
+}
+
+// Suites: listed, one shown, unknown ones named with the known ones; `run`
+// takes a suite instead of a shape, not both, and not with --resume.
+TEST(CliTest, SuitesAreListedAndRunTakesOne) {
+  Outcome o = kopt_cli({"suites"});
+  EXPECT_EQ(o.code, 0) << o.output;
+  for (const char* name : {"contest", "llama3-8b", "llama3-70b", "qwen2.5-7b", "qwen2.5-32b",
+                           "mistral-7b", "deepseek-v3"})
+    EXPECT_NE(o.output.find(name), std::string::npos) << name;
+  o = kopt_cli({"suites", "deepseek-v3"});
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.output.find("512x32768"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("kv_b_proj"), std::string::npos) << o.output;
+  o = kopt_cli({"suites", "llama2"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("known: contest"), std::string::npos) << o.output;
+  EXPECT_EQ(kopt_cli({"run", "--suite", "llama2"}).code, kExitUsage);
+  EXPECT_EQ(kopt_cli({"run", "--suite", "contest", "--shape", "5120x256"}).code, kExitUsage);
+  o = kopt_cli({"run", "--suite", "contest", "--resume", "1"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("--resume"), std::string::npos) << o.output;
+}
+
+// `run --suite` runs each shape in turn, each its own run in the database.
+TEST(CliTest, RunSuiteRecordsOneRunPerShape) {
+  const std::string db = test::temp_path("suite-run.db");
+  std::remove(db.c_str());
+  Outcome o =
+      kopt_cli({"run", "--suite", "mistral-7b", "--budget", "1", "--db", db}, fake_worker());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("suite mistral-7b: shape 8 of 8: 7168x4096"), std::string::npos)
+      << o.output;
+  std::unique_ptr<Database> database;
+  ASSERT_TRUE(Database::open_existing(db, &database).ok());
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(database->list_runs(&runs).ok());
+  ASSERT_EQ(runs.size(), 8u);
+  std::set<std::string> shapes;
+  for (const auto& r : runs) shapes.insert(r.shape);
+  EXPECT_EQ(shapes.size(), 8u);
+  EXPECT_TRUE(shapes.count("14336x4096"));
 }
 
 // A manifest is checked before any GPU work: a JSON list of shapes, each

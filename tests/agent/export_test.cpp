@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "agent/commands.h"
+#include "agent/proposer.h"
+#include "db/database.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
 #include "seeds/seeds.h"
 #include "tests/test_paths.h"
@@ -174,6 +177,23 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());
 }
 
+// Every generic variant serves the AMD build too: each builds for gfx906
+// (wave64) with no scratch.
+TEST(ExportTest, GenericVariantsBuildForGfx906WithoutScratch) {
+  Sandbox sandbox;
+  if (!sandbox.amd_toolchain().available()) {
+    const char* required = std::getenv("KOPT_REQUIRE_AMD_TOOLCHAIN");
+    EXPECT_FALSE(required && std::string(required) == "1") << "the AMD toolchain is missing";
+    GTEST_SKIP() << "no clang++-15 with ROCm device libraries; install them with "
+                    "scripts/install-deps";
+  }
+  for (const auto& v : generic_variants()) {
+    const AmdResources r = sandbox.check_amd(find_seed(v.seed)->source, v.params);
+    EXPECT_TRUE(r.checked && r.compiled) << v.symbol << ": " << r.note;
+    EXPECT_EQ(r.scratch_bytes, 0) << v.symbol;
+  }
+}
+
 int kopt_export(const std::vector<std::string>& args, std::string* output) {
   std::vector<std::string> argv = {executable_dir() + "/kopt", "export"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -212,6 +232,96 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), kExitUsage);
   EXPECT_NE(out.find("not an export manifest"), std::string::npos) << out;
   EXPECT_EQ(read(dir + "/MANIFEST.json"), "{oops");
+}
+
+// A worker that claims an sm_90 GPU and answers every evaluation "ok, 5 us".
+std::string fake_sm90_worker() {
+  const std::string path = test::temp_path("export-worker.sh");
+  std::ofstream(path) << R"(#!/bin/sh
+while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"Fake GPU\",\"arch\":\"sm_90\",\"read_bandwidth_gbps\":1000}}" >&3 ;;
+    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"Fake GPU\"},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1,\"method\":\"fake\"}}}" >&3 ;;
+  esac
+done
+)";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+// From a run database: the device's own best serves its architecture; where
+// that kernel needs gfx906 scratch, the best candidate that does not serves
+// gfx906, in its own entry, labelled as not measured there.
+TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
+  const std::string db_path = test::temp_path("export-targets.db");
+  fs::remove(db_path);
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(db_path, &db).ok());
+  RunRecord run;
+  run.shape = "5120x256";
+  ASSERT_TRUE(db->create_run(&run).ok());
+  // The 7168x9216 kernel's parameters: 8 warps of wave64 need gfx906 scratch.
+  const std::map<std::string, int64_t> fast = {{"WARPS", 8}, {"XPF", 1}}, portable = {};
+  const std::pair<const std::map<std::string, int64_t>*, double> kernels[] = {{&fast, 4.0},
+                                                                              {&portable, 5.0}};
+  for (const auto& [params, us] : kernels) {
+    Candidate parsed;
+    ASSERT_TRUE(parse_candidate(find_seed("gen")->source, *params, &parsed).ok());
+    CandidateRecord c;
+    c.run_id = run.id;
+    c.name = "gen";
+    c.source = find_seed("gen")->source;
+    c.params_json = params_to_json(*params);
+    c.key = candidate_key(parsed);
+    c.proposer = "mutator";
+    ASSERT_TRUE(db->add_candidate(&c).ok());
+    EvaluationRecord e;
+    e.candidate_id = c.id;
+    e.run_id = run.id;
+    e.candidate_key = c.key;
+    e.shape = "5120x256";
+    e.device = "Fake GPU";
+    e.verdict = "ok";
+    e.median_us = us;
+    e.max_us = us;
+    e.details_json = nlohmann::json{{"amd",
+                                     {{"checked", true},
+                                      {"compiled", true},
+                                      {"scratch_bytes", params->empty() ? 0 : 596},
+                                      {"vgprs", 128}}}}
+                         .dump();
+    ASSERT_TRUE(db->add_evaluation(&e).ok());
+  }
+  db.reset();
+  const std::string dir = test::temp_path("export-targets");
+  fs::remove_all(dir);
+  ProcessResult r;
+  ASSERT_TRUE(
+      run_process({"/usr/bin/env", "KOPT_WORKER=" + fake_sm90_worker(), executable_dir() + "/kopt",
+                   "export", "--db", db_path, "--shape", "5120x256", "--out", dir},
+                  120, 1 << 20, &r)
+          .ok());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json manifest = nlohmann::json::parse(read(dir + "/MANIFEST.json"));
+  ASSERT_EQ(manifest.size(), 2u) << manifest.dump(1);
+  EXPECT_EQ(manifest[0]["symbol"], "k5120x256_g64");
+  EXPECT_EQ(manifest[0]["targets"], nlohmann::json({"sm_90"}));
+  EXPECT_EQ(manifest[0]["params"]["WARPS"], 8);
+  EXPECT_EQ(manifest[1]["symbol"], "k5120x256_g64_gfx906");
+  EXPECT_EQ(manifest[1]["targets"], nlohmann::json({"gfx906"}));
+  EXPECT_TRUE(manifest[1]["params"].empty());
+  const std::string d = read(dir + "/dispatch.inc");
+  EXPECT_NE(d.find("KOPT_ENTRY(kopt_entry_k5120x256_g64, \"sm_90\")"), std::string::npos) << d;
+  EXPECT_NE(d.find("KOPT_ENTRY(kopt_entry_k5120x256_g64_gfx906, \"gfx906\")  // tuned on Fake GPU, "
+                   "not measured on gfx906"),
+            std::string::npos)
+      << d;
+  // Both entries include the one gen source.
+  std::string a, b;
+  ASSERT_TRUE(candidate_source_of(dir, "k5120x256_g64.hip", &a).ok());
+  ASSERT_TRUE(candidate_source_of(dir, "k5120x256_g64_gfx906.hip", &b).ok());
+  EXPECT_EQ(a, b);
 }
 
 }  // namespace
