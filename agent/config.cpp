@@ -130,7 +130,8 @@ Status load_config(const std::string& path, bool required, Config* out) {
   }
   Config c = *out;
   const StrictTable top(path, t, "");
-  KOPT_RETURN_IF_ERROR(top.check_keys({"run", "sandbox", "mutator", "profiler", "models"}));
+  KOPT_RETURN_IF_ERROR(
+      top.check_keys({"run", "sandbox", "workers", "mutator", "profiler", "models"}));
   auto section = [&](const char* name, const toml::table** table) -> Status {
     *table = nullptr;
     const toml::node* n = t.get(name);
@@ -173,6 +174,23 @@ Status load_config(const std::string& path, bool required, Config* out) {
     KOPT_RETURN_IF_ERROR(sb.read("run_timeout_s", &c.run_timeout_s));
     KOPT_RETURN_IF_ERROR(sb.read("memory_limit_mb", &c.memory_limit_mb));
     KOPT_RETURN_IF_ERROR(sb.read("amd_check", &c.amd_check));
+  }
+  KOPT_RETURN_IF_ERROR(section("workers", &table));
+  if (table) {
+    const StrictTable w(path, *table, "workers");
+    KOPT_RETURN_IF_ERROR(w.check_keys({"gpus", "command", "count"}));
+    KOPT_RETURN_IF_ERROR(w.read("gpus", &c.worker_gpus));
+    KOPT_RETURN_IF_ERROR(w.read("command", &c.worker_launcher));
+    KOPT_RETURN_IF_ERROR(w.read("count", &c.worker_count));
+    if (c.worker_count < 1 || c.worker_count > 1024)
+      return w.error(*table->get("count"), "workers.count must be between 1 and 1024");
+    if (!c.worker_launcher.empty() && c.worker_launcher.find("{worker}") == std::string::npos)
+      return w.error(*table->get("command"),
+                     "workers.command must contain {worker} (where kopt-worker goes)");
+    if (!c.worker_launcher.empty() && !c.worker_gpus.empty())
+      return w.error(*table->get("gpus"),
+                     "workers.gpus and workers.command exclude each other (a launcher such as "
+                     "srun gives each worker its GPU)");
   }
   KOPT_RETURN_IF_ERROR(section("mutator", &table));
   if (table) {

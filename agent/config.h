@@ -43,6 +43,14 @@ struct Config {
   double run_timeout_s = 30;
   int64_t memory_limit_mb = 32768;
   bool amd_check = true;
+  // [workers]: evaluations at once. gpus: "all" or "0,1" (one worker per
+  // GPU of this machine; empty: one worker, the first GPU). command: a
+  // launcher for each worker, "{worker}" standing for kopt-worker, e.g.
+  // "srun --ntasks=1 --gpus=1 --quiet {worker}" (Slurm job steps), with
+  // `count` workers; the worker then speaks over stdin/stdout.
+  std::string worker_gpus;
+  std::string worker_launcher;
+  int worker_count = 1;
   // [mutator]
   double mutator_weight = 1.0;
   // [profiler]: hardware counters of each new best (Nsight Compute)

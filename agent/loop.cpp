@@ -254,63 +254,91 @@ Status OptimizationLoop::profile(const CandidateRecord& c) {
 }
 
 Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c) {
-  last_led_ = false;
-  std::optional<EvaluationRecord> previous;
-  KOPT_RETURN_IF_ERROR(db_->find_evaluation(c->key, shape_.name(), device_.name, &previous));
-  EvaluationRecord e;
-  if (previous) {
-    // Identical source and parameters on this device and shape: measured once.
-    e = *previous;
-    e.id = 0;
-    e.candidate_id = c->id;
-    e.run_id = run->id;
-    e.stage = "reused";
-    e.message = "identical to candidate " + std::to_string(previous->candidate_id) + ": " +
-                previous->message;
-  } else {
+  std::vector<CandidateRecord*> one = {c};
+  return evaluate_batch(run, one, nullptr);
+}
+
+Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,
+                                        std::vector<bool>* led) {
+  if (led) led->assign(batch.size(), false);
+  // Identical source and parameters measured before on this device and
+  // shape are not measured again; the others go to the workers together.
+  std::vector<std::optional<EvaluationRecord>> previous(batch.size());
+  std::vector<EvalRequest> requests;
+  std::vector<size_t> requested;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    KOPT_RETURN_IF_ERROR(
+        db_->find_evaluation(batch[i]->key, shape_.name(), device_.name, &previous[i]));
+    if (previous[i]) continue;
     EvalRequest req;
-    req.source = c->source;
-    req.params = params_from_json(c->params_json);
+    req.source = batch[i]->source;
+    req.params = params_from_json(batch[i]->params_json);
     req.shape = shape_;
     req.seed = rng_.next();
     req.trials = options_.trials;
-    std::vector<BestRow> incumbent;
-    KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1, &incumbent));
-    EvalResult result = evaluator_->evaluate(req);
-    e = to_evaluation_record(result, c->id, run->id, c->key);
-    if (result.verdict == Verdict::kNoDevice) {
-      stop_reason_ = "no device: " + result.message;
-      return Status::error(stop_reason_);
-    }
-    // Noise decides many "bests": a candidate that beats the incumbent (or
-    // is the first verified one) is measured again (fresh inputs, new order) before it leads.
-    // Database::best ranks a candidate by the slower of its measurements, so one lucky run does not
-    // make a best.
-    if (options_.remeasure_new_bests && e.verdict == "ok" && e.median_us &&
-        (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us)) {
-      KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
-      req.seed = rng_.next();
-      EvalResult again = evaluator_->evaluate(req);
-      EvaluationRecord second = to_evaluation_record(again, c->id, run->id, c->key);
-      second.stage = "re-measured";
-      second.message =
-          fmt::format("re-measurement of a new best (first {:.2f} us, {}): {}", *e.median_us,
-                      incumbent.empty() ? std::string("the first verified candidate")
-                                        : fmt::format("incumbent candidate {} at {:.2f} us",
-                                                      incumbent[0].candidate.id,
-                                                      *incumbent[0].evaluation.median_us),
-                      second.message);
-      e = second;
-      const bool leads = e.verdict == "ok" && e.median_us &&
-                         (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us);
-      last_led_ = leads;
-      if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
-    }
+    requests.push_back(req);
+    requested.push_back(i);
   }
-  KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
-  ++evaluated_;
-  last_line_ = fmt::format("{} {} {}{}", c->name, c->params_json, e.verdict,
-                           e.median_us ? fmt::format(" {:.2f} us", *e.median_us) : "");
+  const std::vector<EvalResult> results =
+      requests.empty() ? std::vector<EvalResult>() : evaluator_->evaluate_many(requests);
+  // Recorded in order, one by one: whether a candidate leads depends on
+  // those recorded before it.
+  size_t next_result = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    CandidateRecord* c = batch[i];
+    last_led_ = false;
+    EvaluationRecord e;
+    if (previous[i]) {
+      e = *previous[i];
+      e.id = 0;
+      e.candidate_id = c->id;
+      e.run_id = run->id;
+      e.stage = "reused";
+      e.message = "identical to candidate " + std::to_string(previous[i]->candidate_id) + ": " +
+                  previous[i]->message;
+    } else {
+      const EvalRequest& req = requests[next_result];
+      const EvalResult& result = results[next_result++];
+      std::vector<BestRow> incumbent;
+      KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1, &incumbent));
+      e = to_evaluation_record(result, c->id, run->id, c->key);
+      if (result.verdict == Verdict::kNoDevice) {
+        stop_reason_ = "no device: " + result.message;
+        return Status::error(stop_reason_);
+      }
+      // Noise decides many "bests": a candidate that beats the incumbent (or
+      // is the first verified one) is measured again (fresh inputs, new
+      // order) before it leads. Database::best ranks a candidate by the
+      // slower of its measurements, so one lucky run does not make a best.
+      if (options_.remeasure_new_bests && e.verdict == "ok" && e.median_us &&
+          (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us)) {
+        KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
+        EvalRequest again_req = req;
+        again_req.seed = rng_.next();
+        EvalResult again = evaluator_->evaluate(again_req);
+        EvaluationRecord second = to_evaluation_record(again, c->id, run->id, c->key);
+        second.stage = "re-measured";
+        second.message =
+            fmt::format("re-measurement of a new best (first {:.2f} us, {}): {}", *e.median_us,
+                        incumbent.empty() ? std::string("the first verified candidate")
+                                          : fmt::format("incumbent candidate {} at {:.2f} us",
+                                                        incumbent[0].candidate.id,
+                                                        *incumbent[0].evaluation.median_us),
+                        second.message);
+        e = second;
+        const bool leads = e.verdict == "ok" && e.median_us &&
+                           (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us);
+        last_led_ = leads;
+        if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
+      }
+    }
+    KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
+    ++evaluated_;
+    if (led) (*led)[i] = last_led_;
+    last_line_ = fmt::format("{} {} {}{}", c->name, c->params_json, e.verdict,
+                             e.median_us ? fmt::format(" {:.2f} us", *e.median_us) : "");
+    if (after_record_) KOPT_RETURN_IF_ERROR(after_record_());
+  }
   return Status();
 }
 
@@ -329,9 +357,10 @@ Status OptimizationLoop::record_attempt(const RunRecord& run, const Proposer& pr
   return db_->add_attempt(&a);
 }
 
-Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
-                                  WeightedProposer* picked, CandidateRecord* out, bool* evaluated) {
-  *evaluated = false;
+Status OptimizationLoop::record_candidate(RunRecord* run, const ProposalContext& ctx,
+                                          Proposal& proposal, WeightedProposer* picked,
+                                          CandidateRecord* out, bool* recorded) {
+  *recorded = false;
   auto record_attempt = [&](const std::string& kind, const std::string& message) {
     return this->record_attempt(*run, *picked->proposer, kind, message, proposal.prompt,
                                 proposal.answer);
@@ -366,12 +395,23 @@ Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Pr
   seen_.insert(c.key);
   KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
   seen_code_.emplace(code, c.id);
-  KOPT_RETURN_IF_ERROR(evaluate_and_record(run, &c));
-  ++picked->proposals;
-  picked->improvements += last_led_ ? 1 : 0;
-  picked->spent += proposal.cost > 0 ? proposal.cost : proposal.tokens / 1e6;
   *out = c;
-  *evaluated = true;
+  *recorded = true;
+  return Status();
+}
+
+void OptimizationLoop::credit(WeightedProposer* picked, const Proposal& proposal, bool led) {
+  ++picked->proposals;
+  picked->improvements += led ? 1 : 0;
+  picked->spent += proposal.cost > 0 ? proposal.cost : proposal.tokens / 1e6;
+}
+
+Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
+                                  WeightedProposer* picked, CandidateRecord* out, bool* evaluated) {
+  KOPT_RETURN_IF_ERROR(record_candidate(run, ctx, proposal, picked, out, evaluated));
+  if (!*evaluated) return Status();
+  KOPT_RETURN_IF_ERROR(evaluate_and_record(run, out));
+  credit(picked, proposal, last_led_);
   return Status();
 }
 
@@ -430,15 +470,26 @@ Status OptimizationLoop::run(RunRecord* run) {
     return report();
   };
 
-  // What was in flight when the run stopped (the seeds, on a fresh run).
-  for (auto& c : pending) {
-    if (out_of_budget()) return finish("done");
-    Status s = evaluate_and_record(run, &c);
+  // Each record reports progress (and saves the run's counters).
+  after_record_ = report;
+  struct ClearAfterRecord {
+    std::function<Status()>* f;
+    ~ClearAfterRecord() { *f = nullptr; }
+  } clear_after_record{&after_record_};
+
+  // What was in flight when the run stopped (the seeds, on a fresh run),
+  // as far as the budget goes, evaluated together on every worker.
+  if (out_of_budget()) return finish("done");
+  {
+    std::vector<CandidateRecord*> batch;
+    for (auto& c : pending)
+      if (evaluated_ + static_cast<int64_t>(batch.size()) < run->budget_candidates)
+        batch.push_back(&c);
+    Status s = evaluate_batch(run, batch, nullptr);
     if (!s.ok()) {
       finish("failed");
       return s;
     }
-    KOPT_RETURN_IF_ERROR(report());
   }
 
   int idle_generations = 0;
@@ -455,7 +506,22 @@ Status OptimizationLoop::run(RunRecord* run) {
     }
     int produced = 0;
     exhausted = false;
-    for (int b = 0; b < options_.batch && !out_of_budget(); ++b) {
+    // A generation's proposals are recorded first, then evaluated together
+    // (one per worker at a time), then failed model kernels get their repair
+    // turns. Recorded candidates count against the budget before they are
+    // evaluated, and a killed run evaluates them on resume.
+    struct Planned {
+      CandidateRecord candidate;
+      Proposal proposal;
+      Proposer* proposer;
+      WeightedProposer* picked;
+    };
+    std::vector<Planned> planned;
+    const int batch_size = std::max(options_.batch, evaluator_->parallelism());
+    auto budget_left = [&] {
+      return run->budget_candidates - evaluated_ - static_cast<int64_t>(planned.size());
+    };
+    for (int b = 0; b < batch_size && !out_of_budget() && budget_left() > 0; ++b) {
       Proposer* proposer = pick_proposer();
       if (!proposer) {
         stop_reason_ = "no proposer";
@@ -506,20 +572,32 @@ Status OptimizationLoop::run(RunRecord* run) {
         KOPT_RETURN_IF_ERROR(report());
         continue;
       }
-      // One repair turn for a model candidate that failed (compile error,
-      // rejected, wrong result): the failure goes back to the same model,
-      // and its answer is a new candidate, counted in the budget.
-      for (int turn = 0;; ++turn) {
-        CandidateRecord c;
-        bool evaluated = false;
-        Status considered = consider(run, ctx, proposal, &picked, &c, &evaluated);
-        if (!considered.ok()) {
-          finish("failed");
-          return considered;
-        }
-        if (evaluated) ++produced;
-        KOPT_RETURN_IF_ERROR(report());
-        if (!evaluated || turn >= options_.repair_turns || out_of_budget()) break;
+      Planned p{CandidateRecord(), proposal, proposer, &picked};
+      bool recorded = false;
+      Status considered = record_candidate(run, ctx, p.proposal, &picked, &p.candidate, &recorded);
+      if (!considered.ok()) {
+        finish("failed");
+        return considered;
+      }
+      if (recorded) planned.push_back(std::move(p));
+    }
+    std::vector<CandidateRecord*> batch;
+    for (auto& p : planned) batch.push_back(&p.candidate);
+    std::vector<bool> led;
+    if (Status s = evaluate_batch(run, batch, &led); !s.ok()) {
+      finish("failed");
+      return s;
+    }
+    for (size_t i = 0; i < planned.size(); ++i)
+      credit(planned[i].picked, planned[i].proposal, led[i]);
+    produced += static_cast<int>(planned.size());
+    // One repair turn for a model candidate that failed (compile error,
+    // rejected, wrong result): the failure goes back to the same model, and
+    // its answer is a new candidate, counted in the budget.
+    for (auto& p : planned) {
+      CandidateRecord c = p.candidate;
+      Proposal proposal = p.proposal;
+      for (int turn = 0; turn < options_.repair_turns && !out_of_budget(); ++turn) {
         std::vector<EvaluationRecord> e;
         KOPT_RETURN_IF_ERROR(db_->evaluations_of(c.id, &e));
         if (e.empty() || !repairable(e.back().verdict)) break;
@@ -531,13 +609,13 @@ Status OptimizationLoop::run(RunRecord* run) {
         if (!f.log.empty()) what += "\nlog:\n" + f.log.substr(0, 3000);
         Proposal fixed;
         ProposalFailure repair_failure;
-        if (!proposer->repair(ctx, proposal, what, &fixed, &repair_failure)) {
+        if (!p.proposer->repair(ctx, proposal, what, &fixed, &repair_failure)) {
           if (!repair_failure.kind.empty()) {
             run->tokens_used += repair_failure.tokens;
             run->cost += repair_failure.cost;
-            KOPT_RETURN_IF_ERROR(record_attempt("repair:" + repair_failure.kind,
-                                                repair_failure.message, repair_failure.prompt,
-                                                repair_failure.answer));
+            KOPT_RETURN_IF_ERROR(this->record_attempt(
+                *run, *p.proposer, "repair:" + repair_failure.kind, repair_failure.message,
+                repair_failure.prompt, repair_failure.answer));
           }
           break;
         }
@@ -545,6 +623,17 @@ Status OptimizationLoop::run(RunRecord* run) {
         run->cost += fixed.cost;
         fixed.parents.insert(fixed.parents.begin(), c.id);  // the failed kernel, then its parent
         proposal = fixed;
+        CandidateRecord repaired;
+        bool evaluated = false;
+        Status considered = consider(run, ctx, proposal, p.picked, &repaired, &evaluated);
+        if (!considered.ok()) {
+          finish("failed");
+          return considered;
+        }
+        KOPT_RETURN_IF_ERROR(report());
+        if (!evaluated) break;
+        ++produced;
+        c = repaired;
       }
     }
     // Nothing new for several generations (every proposer failed or the

@@ -25,6 +25,15 @@ class Evaluator {
  public:
   virtual ~Evaluator() = default;
   virtual EvalResult evaluate(const EvalRequest& request) = 0;
+  // Several at once, results in request order; one after another unless
+  // the evaluator has several workers (one per GPU, or Slurm job steps).
+  virtual std::vector<EvalResult> evaluate_many(const std::vector<EvalRequest>& requests) {
+    std::vector<EvalResult> results;
+    for (const auto& r : requests) results.push_back(evaluate(r));
+    return results;
+  }
+  // How many evaluations run at once (a generation proposes at least this many).
+  virtual int parallelism() const { return 1; }
   virtual Status device(DeviceInfo* out) = 0;
 };
 
@@ -100,12 +109,21 @@ class OptimizationLoop {
  private:
   Status run(RunRecord* run);
   Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate);
+  // Evaluates the candidates together and records each result in order;
+  // `led` (optional) says which became the new best.
+  Status evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,
+                        std::vector<bool>* led);
+  // The bandit's evidence for a proposer: one more proposal, and whether it led.
+  void credit(WeightedProposer* picked, const Proposal& proposal, bool led);
   Status profile(const CandidateRecord& candidate);
   Status record_attempt(const RunRecord& run, const Proposer& proposer, const std::string& kind,
                         const std::string& message, const std::string& prompt,
                         const std::string& answer);
-  // Records a proposal as a candidate and evaluates it, unless it repeats
-  // one (an attempt "duplicate" then); `evaluated` says which.
+  // Records a proposal as a candidate unless it repeats one (an attempt
+  // "duplicate" then); `recorded` says which.
+  Status record_candidate(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
+                          WeightedProposer* picked, CandidateRecord* out, bool* recorded);
+  // record_candidate, then evaluates it at once; `evaluated` says whether.
   Status consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
                   WeightedProposer* picked, CandidateRecord* out, bool* evaluated);
   Status gather_context(const RunRecord& run, ProposalContext* ctx);
@@ -131,6 +149,7 @@ class OptimizationLoop {
   bool last_led_ = false;  // the last evaluated candidate became the new best
   std::string stop_reason_;
   std::string last_line_;
+  std::function<Status()> after_record_;  // progress after each record, while a run runs
 };
 
 // EvalResult -> the database row.

@@ -44,6 +44,7 @@ void add_candidate_options(CLI::App* cmd, kopt::EvalCommand* c, std::vector<std:
 
 int main(int argc, char** argv) {
   CLI::App app{"kopt: verified, timed GPU kernel optimisation (W4A16 GEMV)"};
+  int gpu_index = -1;
   app.require_subcommand(1);
   app.set_version_flag("--version", "kopt " KOPT_VERSION);
 
@@ -113,6 +114,9 @@ int main(int argc, char** argv) {
   auto* run_cmd =
       app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
   run_cmd->add_option("--shape", run.shape, "KxN (or KxN/gG)");
+  run_cmd->add_option("--gpus", run.gpus,
+                      "one worker per GPU: all, or indices such as 0,1 (default: [workers] in "
+                      "the config, else the first GPU)");
   run_cmd->add_option("--suite", run.suite,
                       "one run per shape of this suite, in turn (kopt suites lists them)");
   run_cmd->add_option("--group", run.group, "group size G when the shape names none")
@@ -199,6 +203,9 @@ int main(int argc, char** argv) {
                       "check every candidate of this database recorded 'not checked'");
 
   // An unknown command is named, with the ones there are.
+  // --gpu N on the commands that use one GPU: the worker sees only that one.
+  for (CLI::App* sub : {eval_cmd, profile_cmd, bench_cmd, run_cmd, export_cmd})
+    sub->add_option("--gpu", gpu_index, "use this GPU (index) only")->check(CLI::Range(0, 1023));
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;
@@ -214,6 +221,15 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+    if (gpu_index >= 0) {
+      if (!run.gpus.empty()) {
+        std::fprintf(stderr, "kopt run: give --gpu or --gpus, not both\n");
+        return kopt::kExitUsage;
+      }
+      const std::string index = std::to_string(gpu_index);
+      setenv("CUDA_VISIBLE_DEVICES", index.c_str(), 1);
+      setenv("HIP_VISIBLE_DEVICES", index.c_str(), 1);
+    }
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : kopt::kExitUsage;

@@ -23,29 +23,76 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
 #include "sandbox/suites.h"
+#include "sandbox/worker_pool.h"
 
 namespace kopt {
 
 namespace {
 
-class SandboxEvaluator : public Evaluator {
+// The workers as the loop sees them: one, or one per GPU or Slurm job step.
+class PoolEvaluator : public Evaluator {
  public:
-  explicit SandboxEvaluator(SandboxOptions options) : sandbox_(std::move(options)) {}
-  EvalResult evaluate(const EvalRequest& request) override { return sandbox_.evaluate(request); }
+  explicit PoolEvaluator(const std::vector<SandboxOptions>& workers) : pool_(workers) {}
+  EvalResult evaluate(const EvalRequest& request) override { return pool_.evaluate(request); }
+  std::vector<EvalResult> evaluate_many(const std::vector<EvalRequest>& requests) override {
+    return pool_.evaluate_all(requests);
+  }
+  int parallelism() const override { return static_cast<int>(pool_.size()); }
   Status device(DeviceInfo* out) override {
-    if (!have_device_) {
-      KOPT_RETURN_IF_ERROR(sandbox_.device_info(/*measure_bandwidth=*/true, &device_));
-      have_device_ = true;
-    }
-    *out = device_;
+    if (devices_.empty())
+      KOPT_RETURN_IF_ERROR(pool_.devices(/*measure_bandwidth=*/true, &devices_));
+    *out = devices_[0];
     return Status();
   }
+  const std::vector<DeviceInfo>& devices() const { return devices_; }
 
  private:
-  Sandbox sandbox_;
-  DeviceInfo device_;
-  bool have_device_ = false;
+  WorkerPool pool_;
+  std::vector<DeviceInfo> devices_;
 };
+
+// One SandboxOptions per worker: through the configured launcher (srun),
+// one per listed GPU (--gpus), or the one default worker.
+Status worker_options(const Config& config, const std::string& gpus_flag,
+                      const SandboxOptions& base, std::vector<SandboxOptions>* out) {
+  out->clear();
+  const std::string gpus = gpus_flag.empty() ? config.worker_gpus : gpus_flag;
+  if (!config.worker_launcher.empty() && gpus_flag.empty()) {
+    std::vector<std::string> command;
+    for (const auto& word : split_command_words(config.worker_launcher)) {
+      if (word == "{worker}")
+        for (const auto& w : base.worker_command) command.push_back(w);
+      else
+        command.push_back(word);
+    }
+    for (int i = 0; i < config.worker_count; ++i) {
+      SandboxOptions o = base;
+      o.worker_command = command;
+      o.events_on_stdout = true;  // launchers forward only the standard streams
+      out->push_back(o);
+    }
+    return Status();
+  }
+  if (gpus.empty()) {
+    out->push_back(base);
+    return Status();
+  }
+  int available = 0;
+  if (gpus == "all") {
+    Sandbox probe(base);
+    DeviceInfo d;
+    KOPT_RETURN_IF_ERROR(probe.device_info(false, &d));
+    available = d.device_count;
+  }
+  std::vector<int> list;
+  KOPT_RETURN_IF_ERROR(parse_gpu_list(gpus, available, &list));
+  for (const auto& command : per_gpu_worker_commands(base.worker_command, list)) {
+    SandboxOptions o = base;
+    o.worker_command = command;
+    out->push_back(o);
+  }
+  return Status();
+}
 
 std::string format_seconds(double s) {
   if (s < 0) return "no time limit";
@@ -146,9 +193,21 @@ int run_optimize(const RunCommand& cmd) {
   so.limits.run_s = config.run_timeout_s;
   so.limits.memory_bytes = static_cast<size_t>(config.memory_limit_mb) << 20;
   so.amd_check = config.amd_check;
-  SandboxEvaluator evaluator(so);
+  std::vector<SandboxOptions> workers;
+  if (!(s = worker_options(config, cmd.gpus, so, &workers)).ok())
+    return fail("run", s.message(),
+                s.message().find("--gpus") != std::string::npos ? kExitUsage : kExitNoDevice);
+  PoolEvaluator evaluator(workers);
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) return fail("run", s.message(), kExitNoDevice);
+  if (workers.size() > 1) {
+    std::string where;
+    for (const auto& d : evaluator.devices())
+      where += fmt::format("{}{}{}", where.empty() ? "" : ", ",
+                           d.slurm_step.empty() ? d.host : "slurm step " + d.slurm_step,
+                           d.visible_devices.empty() ? "" : " GPU " + d.visible_devices);
+    fmt::print(stderr, "{} workers on {}: {}\n", workers.size(), device.name, where);
+  }
 
   std::unique_ptr<Database> db;
   if (!(s = Database::open(config.database, &db)).ok()) return fail("run", s.message(), kExitUsage);
@@ -182,10 +241,10 @@ int run_optimize(const RunCommand& cmd) {
   else
     loop.set_profiler(amd ? static_cast<Profiler*>(&rocprof) : &ncu);
   int64_t run_id = cmd.resume.value_or(0);
-  nlohmann::json cfg{{"budget", config.budget},    {"time_s", config.time_s},
-                     {"tokens", config.tokens},    {"trials", config.trials},
-                     {"batch", config.batch},      {"models", cmd.models},
-                     {"mutator", !cmd.no_mutator}, {"device", device.name}};
+  nlohmann::json cfg{
+      {"budget", config.budget},    {"time_s", config.time_s}, {"tokens", config.tokens},
+      {"trials", config.trials},    {"batch", config.batch},   {"models", cmd.models},
+      {"mutator", !cmd.no_mutator}, {"device", device.name},   {"workers", workers.size()}};
   if (cmd.resume) {
     fmt::print(stderr, "resuming run {}\n", run_id);
     s = loop.resume(run_id);

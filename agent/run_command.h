@@ -21,7 +21,8 @@ struct RunCommand {
   std::optional<uint64_t> seed;
   std::optional<int> trials;
   bool no_mutator = false;
-  std::string prompts_dir;                  // prompt templates to use instead of the built-in ones
+  std::string prompts_dir;  // prompt templates to use instead of the built-in ones
+  std::string gpus;         // "all" or "0,1": one worker per GPU (overrides [workers])
   std::vector<std::string> worker_command;  // tests: a fake worker
 };
 int run_optimize(const RunCommand& cmd);

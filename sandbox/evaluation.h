@@ -55,6 +55,11 @@ struct DeviceInfo {
   int64_t max_shared_bytes = 0;
   int max_threads_per_block = 0;
   double read_bandwidth_gbps = 0;  // measured streaming read, 0 if not measured
+  // Where the worker ran, filled by the worker: its host, the GPUs it was
+  // given (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, empty: all), the
+  // Slurm job step it runs as (empty: none), and how many GPUs it sees.
+  std::string host, visible_devices, slurm_step;
+  int device_count = 0;
 };
 
 // The limits a launch contract is planned against, from what the device

@@ -311,6 +311,7 @@ std::unique_ptr<GpuDevice> GpuDevice::create(std::string* error) {
   }
   DeviceInfo& i = d->info_;
   i.name = prop.name;
+  i.device_count = count;  // the GPUs this worker sees (kopt run --gpus all uses it)
   i.platform = gpu_platform_name();
   i.multiprocessors = prop.multiProcessorCount;
   i.l2_bytes = prop.l2CacheSize;

@@ -9,7 +9,7 @@ namespace kopt {
 Sandbox::Sandbox(SandboxOptions options)
     : options_(std::move(options)),
       amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
-      worker_(options_.worker_command, options_.limits) {}
+      worker_(options_.worker_command, options_.limits, options_.events_on_stdout) {}
 
 AmdResources Sandbox::check_amd(const std::string& source,
                                 const std::map<std::string, int64_t>& params) {

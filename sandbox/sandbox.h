@@ -16,6 +16,7 @@ namespace kopt {
 
 struct SandboxOptions {
   std::vector<std::string> worker_command = default_worker_command();
+  bool events_on_stdout = false;  // WorkerClient: a launcher (srun) between kopt and the worker
   WorkerLimits limits;
   bool amd_check = true;
   double amd_timeout_s = 60;

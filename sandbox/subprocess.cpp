@@ -35,8 +35,9 @@ void ChildProcess::close_stdin() {
   }
 }
 
-Status ChildProcess::start(const std::vector<std::string>& argv, bool message_channel) {
+Status ChildProcess::start(const std::vector<std::string>& argv, Channels channels) {
   if (argv.empty()) return Status::error("no program to run");
+  const bool message_channel = channels != Channels::kMerged;
   int in[2], out[2], msg[2] = {-1, -1};
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
       (message_channel && pipe2(msg, O_CLOEXEC) != 0))
@@ -53,9 +54,14 @@ Status ChildProcess::start(const std::vector<std::string>& argv, bool message_ch
   if (pid == 0) {
     setpgid(0, 0);
     dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(out[1], 2);
-    if (message_channel) dup2(msg[1], 3);
+    if (channels == Channels::kStdoutMessages) {
+      dup2(msg[1], 1);
+      dup2(out[1], 2);
+    } else {
+      dup2(out[1], 1);
+      dup2(out[1], 2);
+      if (message_channel) dup2(msg[1], 3);
+    }
     signal(SIGPIPE, SIG_DFL);
     execvp(args[0], args.data());
     int err = errno;
@@ -116,7 +122,7 @@ Status run_process(const std::vector<std::string>& argv, double timeout_s, size_
                    ProcessResult* out) {
   *out = ProcessResult();
   ChildProcess child;
-  KOPT_RETURN_IF_ERROR(child.start(argv, false));
+  KOPT_RETURN_IF_ERROR(child.start(argv, ChildProcess::Channels::kMerged));
   child.close_stdin();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   char buf[4096];

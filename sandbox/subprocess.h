@@ -22,7 +22,12 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  Status start(const std::vector<std::string>& argv, bool message_channel);
+  // Where the child's output goes: kMerged, stdout and stderr into output_fd;
+  // kFd3Messages, the same plus a message channel on the child's fd 3;
+  // kStdoutMessages, stdout is the message channel and stderr the output
+  // (for wrappers that forward only the standard streams: srun, ssh).
+  enum class Channels { kMerged, kFd3Messages, kStdoutMessages };
+  Status start(const std::vector<std::string>& argv, Channels channels);
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   int stdin_fd() const { return in_fd_; }

@@ -21,29 +21,35 @@ void append_capped(std::string* out, const char* data, size_t n, size_t cap) {
 }
 }  // namespace
 
+std::vector<std::string> split_command_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char ch : text) {
+    if (ch == ' ' || ch == '\t') {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += ch;
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
 std::vector<std::string> default_worker_command() {
   // KOPT_WORKER overrides the worker command (words split on spaces), e.g. to
-  // start it under a wrapper or on another host: "ssh gpu7 /opt/kopt/kopt-worker".
+  // start it under a wrapper.
   const char* env = std::getenv("KOPT_WORKER");
   if (env && *env) {
-    std::vector<std::string> words;
-    std::string word;
-    for (const char* p = env;; ++p) {
-      if (*p == ' ' || *p == '\0') {
-        if (!word.empty()) words.push_back(word);
-        word.clear();
-        if (*p == '\0') break;
-      } else {
-        word += *p;
-      }
-    }
+    std::vector<std::string> words = split_command_words(env);
     if (!words.empty()) return words;
   }
   return {executable_dir() + "/kopt-worker"};
 }
 
-WorkerClient::WorkerClient(std::vector<std::string> command, WorkerLimits limits)
-    : command_(std::move(command)), limits_(limits) {
+WorkerClient::WorkerClient(std::vector<std::string> command, WorkerLimits limits,
+                           bool events_on_stdout)
+    : command_(std::move(command)), limits_(limits), events_on_stdout_(events_on_stdout) {
   // A dead worker must show as EOF on its pipes, not kill us with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
 }
@@ -68,7 +74,8 @@ Status WorkerClient::ensure_started() {
   had_worker_ = true;
   stop();
   child_ = std::make_unique<ChildProcess>();
-  Status s = child_->start(command_, /*message_channel=*/true);
+  Status s = child_->start(command_, events_on_stdout_ ? ChildProcess::Channels::kStdoutMessages
+                                                       : ChildProcess::Channels::kFd3Messages);
   if (!s.ok()) child_.reset();
   return s;
 }

@@ -26,7 +26,12 @@ struct WorkerLimits {
 class WorkerClient {
  public:
   // `command` starts the worker (default: kopt-worker beside this executable).
-  explicit WorkerClient(std::vector<std::string> command, WorkerLimits limits = WorkerLimits());
+  // `events_on_stdout`: the worker's events come on its stdout and what a
+  // candidate prints on its stderr — for a command that reaches the worker
+  // through a launcher forwarding only the standard streams (srun, ssh); the
+  // worker does this by itself when it has no fd 3.
+  explicit WorkerClient(std::vector<std::string> command, WorkerLimits limits = WorkerLimits(),
+                        bool events_on_stdout = false);
   ~WorkerClient();
 
   EvalResult evaluate(const EvalRequest& request);
@@ -52,6 +57,7 @@ class WorkerClient {
 
   std::vector<std::string> command_;
   WorkerLimits limits_;
+  bool events_on_stdout_ = false;
   std::unique_ptr<ChildProcess> child_;
   std::string pending_;  // bytes of an incomplete event line
   int next_id_ = 1;
@@ -60,5 +66,7 @@ class WorkerClient {
 };
 
 std::vector<std::string> default_worker_command();
+// A command line split on spaces and tabs (no quoting).
+std::vector<std::string> split_command_words(const std::string& text);
 
 }  // namespace kopt

@@ -33,6 +33,18 @@ void emit(const nlohmann::json& event) {
 
 }  // namespace
 
+// Where this worker runs, added to every device description it sends.
+void locate(kopt::DeviceInfo* d) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) d->host = host;
+  for (const char* v : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"})
+    if (const char* value = std::getenv(v); value && d->visible_devices.empty())
+      d->visible_devices = value;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  const char* step = std::getenv("SLURM_STEP_ID");
+  if (job && step) d->slurm_step = std::string(job) + "." + step;
+}
+
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   // --host-demo: no GPU; every evaluation runs on the host fake (kopt demo).
@@ -68,7 +80,10 @@ int main(int argc, char** argv) {
     if (op == "ping") {
       emit({{"id", id}, {"event", "pong"}});
     } else if (op == "device" && host_demo) {
-      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(kopt::host_demo_device())}});
+      kopt::DeviceInfo d = kopt::host_demo_device();
+      d.device_count = 1;
+      locate(&d);
+      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(d)}});
     } else if (op == "device") {
       kopt::DeviceRunner* r = get_runner();
       if (!r) {
@@ -76,7 +91,9 @@ int main(int argc, char** argv) {
         continue;
       }
       if (kopt::get_or(request, "measure_bandwidth", false)) r->read_bandwidth_gbps();
-      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(r->device())}});
+      kopt::DeviceInfo d = r->device();
+      locate(&d);
+      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(d)}});
     } else if (op == "eval") {
       kopt::EvalRequest req;
       s = kopt::eval_request_from_json(request, &req);
@@ -105,6 +122,7 @@ int main(int argc, char** argv) {
         }
       }
       std::cout.flush();
+      locate(&result.device);
       const bool exiting = r && r->context_lost();
       emit({{"id", id},
             {"event", "result"},

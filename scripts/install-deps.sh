@@ -11,6 +11,7 @@ apt-get install -y -qq --no-install-recommends \
   libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libdtl-dev \
   libgtest-dev libgmock-dev \
   chromium fonts-dejavu-core \
+  slurmctld slurmd slurm-client munge \
   clang-15 lld-15 llvm-15 rocm-device-libs libamdhip64-dev hipcc libamd-comgr-dev
 if [ ! -f /usr/local/cuda/include/nvrtc.h ]; then
   echo "install-deps: CUDA 13 (nvrtc.h, libnvrtc) not found at /usr/local/cuda; the NVIDIA build needs it" >&2

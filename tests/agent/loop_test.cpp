@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "agent/model_proposer.h"
 #include "seeds/seeds.h"
@@ -405,19 +406,63 @@ TEST(LoopTest, KilledRunResumesWithoutLoss) {
 // Timing noise: every other measurement comes out at half the time. A child
 // whose first measurement was lucky is measured again before it leads, and
 // ranks with its slower measurement, so the run's best is a real one.
-class LuckyEveryOtherCall : public test::FakeEvaluator {
+// Several workers: a generation's candidates go to the workers together
+// (at least one per worker), each result is recorded, and the budget holds.
+class TwoWorkers : public test::FakeEvaluator {
+ public:
+  std::vector<size_t> batches;
+  std::vector<EvalResult> evaluate_many(const std::vector<EvalRequest>& requests) override {
+    batches.push_back(requests.size());
+    return Evaluator::evaluate_many(requests);
+  }
+  int parallelism() const override { return 6; }
+};
+
+TEST(LoopTest, AGenerationIsEvaluatedTogetherOnAllWorkers) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("two-workers"), &db).ok());
+  TwoWorkers eval;
+  LoopOptions o;
+  o.budget = 23;
+  o.batch = 2;
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+  int64_t run_id = 0;
+  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  std::vector<CandidateRecord> candidates;
+  ASSERT_TRUE(db->candidates_of_run(run_id, &candidates).ok());
+  EXPECT_EQ(candidates.size(), 23u);
+  for (const auto& c : candidates) {
+    std::vector<EvaluationRecord> e;
+    ASSERT_TRUE(db->evaluations_of(c.id, &e).ok());
+    EXPECT_FALSE(e.empty()) << c.id;
+  }
+  ASSERT_GE(eval.batches.size(), 2u);
+  EXPECT_EQ(eval.batches[0], builtin_seeds().size());  // the seeds together
+  EXPECT_EQ(eval.batches[1], 6u);                      // a generation: one per worker
+  size_t requested = 0;
+  for (size_t n : eval.batches) requested += n;
+  EXPECT_LE(requested, 23u);  // never past the budget (re-measurements are single calls)
+}
+
+// Noise: the first measurement of every other candidate is twice too fast.
+class LuckyFirstMeasurements : public test::FakeEvaluator {
  public:
   EvalResult evaluate(const EvalRequest& req) override {
     EvalResult r = FakeEvaluator::evaluate(req);
-    if (r.timing && calls % 2 == 1) r.timing->median_us *= 0.5;
+    const std::string key = req.source + params_to_json(req.params);
+    if (r.timing && measured_.insert(key).second && measured_.size() % 2 == 1)
+      r.timing->median_us *= 0.5;
     return r;
   }
+
+ private:
+  std::set<std::string> measured_;
 };
 
 TEST(LoopTest, ANewBestIsMeasuredAgainBeforeItLeads) {
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(test::temp_path("remeasure"), &db).ok());
-  LuckyEveryOtherCall eval;
+  LuckyFirstMeasurements eval;
   LoopOptions o;
   o.budget = 30;
   o.seed = 5;

@@ -1,0 +1,52 @@
+#!/bin/bash
+# `kopt run` whose workers are Slurm job steps, on a one-node Slurm started
+# here (local_slurm.sh): the orchestrator is killed mid-run, the run is
+# resumed, and every evaluation must name the Slurm step it ran in. The
+# workers run kopt's host fake (--host-demo), so no GPU is needed.
+# Usage: slurm_run_test.sh BUILD_DIR SOURCE_DIR WORK_DIR   (exit 77: no Slurm here)
+set -uo pipefail
+build=$1 source=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+conf=$("$source/tests/slurm/local_slurm.sh" start "$work/slurm")
+code=$?
+[ $code -eq 0 ] || { echo "$conf"; exit $code; }
+trap '"$source/tests/slurm/local_slurm.sh" stop "$work/slurm"' EXIT
+export SLURM_CONF=$conf
+cat >"$work/kopt.toml" <<CONF
+[workers]
+command = "srun --ntasks=1 --quiet {worker} --host-demo"
+count = 2
+[profiler]
+enabled = false
+CONF
+set -e
+# A run killed (SIGKILL, no clean-up) while its workers are busy.
+timeout -s KILL 6 "$build/kopt" run --shape 1024x128 --budget 24 --db "$work/k.db" \
+  --config "$work/kopt.toml" >"$work/first.log" 2>&1 || true
+grep -q "2 workers on" "$work/first.log" || { cat "$work/first.log"; exit 1; }
+python3 - "$work/k.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+status, = db.execute("select status from runs where id = 1").fetchone()
+n, = db.execute("select count(*) from evaluations where run_id = 1").fetchone()
+print(f"after the kill: run 1 {status}, {n} evaluations")
+assert status == "running", status
+assert 0 < n < 24, n
+PY
+# Resumed: it finishes the budget.
+"$build/kopt" run --resume 1 --budget 24 --db "$work/k.db" --config "$work/kopt.toml" >"$work/resume.log" 2>&1 \
+  || { cat "$work/resume.log"; exit 1; }
+python3 - "$work/k.db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+status, = db.execute("select status from runs where id = 1").fetchone()
+cands, = db.execute("select count(*) from candidates where run_id = 1").fetchone()
+steps = set()
+for (details,) in db.execute("select details_json from evaluations where run_id = 1 and stage != 'reused'"):
+    steps.add(json.loads(details).get("device", {}).get("slurm_step", ""))
+print(f"after the resume: run 1 {status}, {cands} candidates, Slurm steps {sorted(steps)}")
+assert status == "done", status
+assert cands == 24, cands
+assert "" not in steps, "an evaluation ran outside Slurm"
+assert len(steps) >= 4, steps  # two workers before the kill, two after
+PY
