@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace kopt {
 
@@ -96,6 +97,23 @@ void ChildProcess::kill_now() {
   int status;
   waitpid(pid_, &status, 0);
   pid_ = -1;
+}
+
+bool ChildProcess::wait_exit(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::string how;
+  while (!try_wait(&how)) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+void ChildProcess::terminate(double grace_s) {
+  if (pid_ <= 0) return;
+  ::kill(-pid_, SIGTERM);
+  ::kill(pid_, SIGTERM);
+  if (!wait_exit(grace_s)) kill_now();
 }
 
 bool ChildProcess::try_wait(std::string* how, int* exit_code, int* signal_number) {

@@ -35,6 +35,11 @@ class ChildProcess {
   int message_fd() const { return msg_fd_; }
   // SIGKILL to the whole process group, then reap.
   void kill_now();
+  // Waits up to `seconds` for the child to exit by itself; true if it did.
+  bool wait_exit(double seconds);
+  // SIGTERM to the process group (a launcher such as srun then cancels what
+  // it started elsewhere), `grace_s` to exit, then kill_now().
+  void terminate(double grace_s);
   // Reaps the child if it exited; fills a description ("exit 1", "signal 11").
   bool try_wait(std::string* how, int* exit_code = nullptr, int* signal_number = nullptr);
   // Closes our end of stdin (a polite "no more requests").

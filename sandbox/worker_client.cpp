@@ -59,7 +59,15 @@ WorkerClient::~WorkerClient() { stop(); }
 void WorkerClient::stop() {
   if (child_) {
     child_->close_stdin();
-    child_->kill_now();
+    if (events_on_stdout_) {
+      // A launcher (srun) between us and the worker: killing the launcher
+      // alone would leave the worker running where it was started. The
+      // worker ends at the end of its input; a launcher cancels what it
+      // started on SIGTERM.
+      if (!child_->wait_exit(2.0)) child_->terminate(3.0);
+    } else {
+      child_->kill_now();
+    }
     child_.reset();
   }
   pending_.clear();

@@ -20,7 +20,8 @@ Status WorkerPool::devices(bool measure_bandwidth, std::vector<DeviceInfo>* out)
         [&, i] { status[i] = sandboxes_[i]->device_info(measure_bandwidth, &(*out)[i]); });
   for (auto& t : threads) t.join();
   for (size_t i = 0; i < status.size(); ++i)
-    if (!status[i].ok()) return Status::error("worker " + std::to_string(i) + ": " + status[i].message());
+    if (!status[i].ok())
+      return Status::error("worker " + std::to_string(i) + ": " + status[i].message());
   for (size_t i = 1; i < out->size(); ++i)
     if ((*out)[i].name != (*out)[0].name)
       return Status::error("workers 0 and " + std::to_string(i) + " have different GPU models (" +
@@ -73,7 +74,8 @@ Status parse_gpu_list(const std::string& text, int available, std::vector<int>* 
   while (at <= text.size()) {
     const size_t comma = std::min(text.find(',', at), text.size());
     const std::string item = text.substr(at, comma - at);
-    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+    if (item.empty() || item.size() > 4 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
       return Status::error("--gpus takes 'all' or GPU indices such as 0,1; not '" + text + "'");
     const int gpu = std::stoi(item);
     if (available > 0 && gpu >= available)

@@ -85,6 +85,57 @@ TEST(CliTest, SuitesAreListedAndRunTakesOne) {
   EXPECT_NE(o.output.find("--resume"), std::string::npos) << o.output;
 }
 
+// A worker that reports the GPU it was given (and, if told, a model named
+// after it).
+std::string fake_worker_per_gpu(bool models_differ) {
+  std::string path = test::temp_path(models_differ ? "worker-mixed.sh" : "worker-gpus.sh");
+  std::ofstream(path) << R"(#!/bin/sh
+name="Fake GPU"
+)" << (models_differ ? "name=\"Fake GPU $CUDA_VISIBLE_DEVICES\"\n" : "")
+                      << R"(while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"$name\",\"visible_devices\":\"$CUDA_VISIBLE_DEVICES\",\"host\":\"h\",\"read_bandwidth_gbps\":1000}}" >&3 ;;
+    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"$name\",\"visible_devices\":\"$CUDA_VISIBLE_DEVICES\"},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1}}}" >&3 ;;
+  esac
+done
+)";
+  chmod(path.c_str(), 0755);
+  return "KOPT_WORKER=" + path;
+}
+
+// --gpus: one worker per listed GPU, each seeing only its own; evaluations
+// record the GPU; workers on different models are refused.
+TEST(CliTest, RunWithGpusStartsOneWorkerPerGpu) {
+  const std::string db = test::temp_path("gpus.db");
+  std::remove(db.c_str());
+  Outcome o =
+      kopt_cli({"run", "--shape", "5120x256", "--budget", "12", "--gpus", "0,1", "--db", db},
+               fake_worker_per_gpu(false));
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("2 workers on Fake GPU: h GPU 0, h GPU 1"), std::string::npos)
+      << o.output;
+  std::unique_ptr<Database> database;
+  ASSERT_TRUE(Database::open_existing(db, &database).ok());
+  std::set<std::string> gpus;
+  std::vector<CandidateRecord> candidates;
+  ASSERT_TRUE(database->candidates_of_run(1, &candidates).ok());
+  EXPECT_EQ(candidates.size(), 12u);
+  for (const auto& c : candidates) {
+    std::vector<EvaluationRecord> e;
+    ASSERT_TRUE(database->evaluations_of(c.id, &e).ok());
+    for (const auto& r : e)
+      gpus.insert(nlohmann::json::parse(r.details_json)["device"].value("visible_devices", ""));
+  }
+  EXPECT_EQ(gpus, (std::set<std::string>{"0", "1"}));
+  o = kopt_cli({"run", "--shape", "5120x256", "--gpus", "0,1", "--db", db},
+               fake_worker_per_gpu(true));
+  EXPECT_EQ(o.code, kExitNoDevice) << o.output;
+  EXPECT_NE(o.output.find("different GPU models"), std::string::npos) << o.output;
+  EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--gpus", "0,0"}).code, kExitUsage);
+  EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--gpus", "0", "--gpu", "1"}).code, kExitUsage);
+}
+
 // `run --suite` runs each shape in turn, each its own run in the database.
 TEST(CliTest, RunSuiteRecordsOneRunPerShape) {
   const std::string db = test::temp_path("suite-run.db");

@@ -50,3 +50,10 @@ assert cands == 24, cands
 assert "" not in steps, "an evaluation ran outside Slurm"
 assert len(steps) >= 4, steps  # two workers before the kill, two after
 PY
+# No worker outlives the run (a killed launcher alone would leave its step running).
+for _ in $(seq 50); do
+  pgrep -f -- "kopt-worker --host-demo" >/dev/null || exit 0
+  sleep 0.1
+done
+echo "workers still running after the run ended:"; pgrep -af -- "kopt-worker --host-demo"
+exit 1
