@@ -22,15 +22,6 @@ namespace kopt {
 
 namespace {
 
-Status read_text_file(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::error("cannot read " + path);
-  std::stringstream s;
-  s << f.rdbuf();
-  *out = s.str();
-  return Status();
-}
-
 // Eval and bench need at least one shape.
 Status parse_shapes(const std::vector<std::string>& texts, const std::string& suite, int64_t group,
                     std::vector<Shape>* out) {
@@ -459,6 +450,15 @@ int run_check_amd(const std::vector<std::string>& files, const std::string& db_p
     }
   }
   return exit_code;
+}
+
+Status read_text_file(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::error("cannot read " + path);
+  std::stringstream s;
+  s << f.rdbuf();
+  *out = s.str();
+  return Status();
 }
 
 uint64_t fresh_seed(const std::optional<uint64_t>& seed) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/status.h"
+
 namespace kopt {
 
 // Exit codes (README "Exit codes").
@@ -51,6 +53,9 @@ struct BenchCommand {
 int run_bench(const BenchCommand& cmd);
 
 int run_doctor();
+
+// A whole file; "cannot read PATH" when it cannot be opened.
+Status read_text_file(const std::string& path, std::string* out);
 
 // The user's seed, or a fresh one from the OS and the clock.
 uint64_t fresh_seed(const std::optional<uint64_t>& seed);

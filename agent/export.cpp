@@ -54,15 +54,6 @@ Status write_file(const std::string& path, const std::string& text) {
   return f ? Status() : Status::error("cannot write " + path);
 }
 
-Status read_file(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::error("cannot read " + path);
-  std::stringstream s;
-  s << f.rdbuf();
-  *out = s.str();
-  return Status();
-}
-
 // A short stable name for a source text (FNV-1a), for its file name.
 std::string text_hash(const std::string& text) {
   uint64_t h = 1469598103934665603ull;
@@ -90,7 +81,7 @@ std::string tuned_kernel_symbol(const Shape& shape) {
 Status candidate_source_of(const std::string& dir, const std::string& entry_file,
                            std::string* source) {
   std::string generated;
-  KOPT_RETURN_IF_ERROR(read_file(dir + "/" + entry_file, &generated));
+  KOPT_RETURN_IF_ERROR(read_text_file(dir + "/" + entry_file, &generated));
   const size_t m = generated.find(kSourceMarker);
   if (m != std::string::npos) {
     const size_t from = m + std::char_traits<char>::length(kSourceMarker);
@@ -98,7 +89,7 @@ Status candidate_source_of(const std::string& dir, const std::string& entry_file
     const std::string name = generated.substr(from, end - from);
     if (end == std::string::npos || name.find('/') != std::string::npos)
       return Status::error(entry_file + ": malformed candidate-source line; export again");
-    KOPT_RETURN_IF_ERROR(read_file(dir + "/" + name, source));
+    KOPT_RETURN_IF_ERROR(read_text_file(dir + "/" + name, source));
     if (source->rfind(kSourceFileHeader, 0) == 0)
       source->erase(0, std::char_traits<char>::length(kSourceFileHeader));
     return Status();
@@ -202,7 +193,7 @@ const std::vector<GenericVariant>& generic_variants() {
 
 Status read_generic_measurements(const std::string& path, GenericMeasurements* out) {
   std::string text;
-  KOPT_RETURN_IF_ERROR(read_file(path, &text));
+  KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object() || !j.contains("probes") || !j["probes"].is_array())
     return Status::error(path + " is not a generic-measurement file (no \"probes\" list)");
@@ -333,7 +324,7 @@ namespace {
 Status read_tuned_entries(const std::string& dir, Sandbox& sandbox,
                           std::vector<ExportedKernel>* out, nlohmann::json* manifest) {
   std::string text;
-  if (!read_file(dir + "/MANIFEST.json", &text).ok()) return Status();  // nothing to keep
+  if (!read_text_file(dir + "/MANIFEST.json", &text).ok()) return Status();  // nothing to keep
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_array()) return Status::error(dir + "/MANIFEST.json is not an export manifest");
   for (const auto& e : j) {
@@ -346,7 +337,7 @@ Status read_tuned_entries(const std::string& dir, Sandbox& sandbox,
     ExportedKernel k;
     std::string source, generated;
     KOPT_RETURN_IF_ERROR(candidate_source_of(dir, file, &source));
-    KOPT_RETURN_IF_ERROR(read_file(dir + "/" + file, &generated));
+    KOPT_RETURN_IF_ERROR(read_text_file(dir + "/" + file, &generated));
     std::map<std::string, int64_t> params;
     if (e.contains("params") && e["params"].is_object())
       for (const auto& [name, value] : e["params"].items())

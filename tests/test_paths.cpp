@@ -1,5 +1,6 @@
 #include "tests/test_paths.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,6 +22,32 @@ std::string source_dir() {
   const std::string above = executable_dir() + "/..";
   if (std::ifstream(above + "/sandbox/prelude.hip").good()) return above;
   return KOPT_TEST_SOURCE_DIR;
+}
+
+std::string write_fake_worker(const std::string& name, const std::string& device_fields,
+                              const std::string& prelude) {
+  std::string script = R"(#!/bin/sh
+name="Fake GPU"
+PRELUDE
+while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"$name\"FIELDS,\"read_bandwidth_gbps\":1000}}" >&3 ;;
+    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"$name\"FIELDS},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1,\"method\":\"fake\"}}}" >&3 ;;
+  esac
+done
+)";
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = script.find(from); at != std::string::npos;
+         at = script.find(from, at + to.size()))
+      script.replace(at, from.size(), to);
+  };
+  replace_all("PRELUDE", prelude);
+  replace_all("FIELDS", device_fields);
+  const std::string path = temp_path(name);
+  std::ofstream(path) << script;
+  chmod(path.c_str(), 0755);
+  return path;
 }
 
 std::string read_source_file(const std::string& relative_path) {

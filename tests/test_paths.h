@@ -11,6 +11,14 @@ std::string read_source_file(const std::string& relative_path);
 // A fresh path under /tmp unique to this process (and, for SQLite, its
 // -wal and -shm companions removed).
 std::string temp_path(const std::string& name);
+
+// Writes an executable fake worker (a shell script speaking the worker
+// protocol on fd 3) that claims a GPU and answers every evaluation "ok,
+// 5 us". `device_fields` are JSON members (shell-expanded) added to the
+// device it reports and to every result's device; `prelude` is shell run
+// first. Returns its path.
+std::string write_fake_worker(const std::string& name, const std::string& device_fields,
+                              const std::string& prelude = "");
 // The GPU tests run only where a worker reports a device; the reason otherwise.
 bool gpu_available(std::string* why);
 

@@ -34,20 +34,7 @@ Outcome kopt_cli(const std::vector<std::string>& args, const std::string& env = 
 }
 
 // A worker that claims a GPU and answers every evaluation "ok, 5 us".
-std::string fake_worker() {
-  std::string path = test::temp_path("worker.sh");
-  std::ofstream(path) << R"(#!/bin/sh
-while read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-  case "$line" in
-    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"Fake GPU\",\"read_bandwidth_gbps\":1000}}" >&3 ;;
-    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"Fake GPU\"},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1}}}" >&3 ;;
-  esac
-done
-)";
-  chmod(path.c_str(), 0755);
-  return "KOPT_WORKER=" + path;
-}
+std::string fake_worker() { return "KOPT_WORKER=" + test::write_fake_worker("worker.sh", ""); }
 
 TEST(CliTest, MalformedShapesAreUsageErrors) {
   const std::string seed = test::source_dir() + "/seeds/naive.hip";
@@ -88,20 +75,10 @@ TEST(CliTest, SuitesAreListedAndRunTakesOne) {
 // A worker that reports the GPU it was given (and, if told, a model named
 // after it).
 std::string fake_worker_per_gpu(bool models_differ) {
-  std::string path = test::temp_path(models_differ ? "worker-mixed.sh" : "worker-gpus.sh");
-  std::ofstream(path) << R"(#!/bin/sh
-name="Fake GPU"
-)" << (models_differ ? "name=\"Fake GPU $CUDA_VISIBLE_DEVICES\"\n" : "")
-                      << R"(while read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-  case "$line" in
-    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"$name\",\"visible_devices\":\"$CUDA_VISIBLE_DEVICES\",\"host\":\"h\",\"read_bandwidth_gbps\":1000}}" >&3 ;;
-    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"$name\",\"visible_devices\":\"$CUDA_VISIBLE_DEVICES\"},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1}}}" >&3 ;;
-  esac
-done
-)";
-  chmod(path.c_str(), 0755);
-  return "KOPT_WORKER=" + path;
+  return "KOPT_WORKER=" +
+         test::write_fake_worker(models_differ ? "worker-mixed.sh" : "worker-gpus.sh",
+                                 R"(,\"visible_devices\":\"$CUDA_VISIBLE_DEVICES\",\"host\":\"h\")",
+                                 models_differ ? "name=\"Fake GPU $CUDA_VISIBLE_DEVICES\"" : "");
 }
 
 // --gpus: one worker per listed GPU, each seeing only its own; evaluations

@@ -236,18 +236,7 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
 
 // A worker that claims an sm_90 GPU and answers every evaluation "ok, 5 us".
 std::string fake_sm90_worker() {
-  const std::string path = test::temp_path("export-worker.sh");
-  std::ofstream(path) << R"(#!/bin/sh
-while read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-  case "$line" in
-    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"Fake GPU\",\"arch\":\"sm_90\",\"read_bandwidth_gbps\":1000}}" >&3 ;;
-    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"Fake GPU\"},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1,\"method\":\"fake\"}}}" >&3 ;;
-  esac
-done
-)";
-  fs::permissions(path, fs::perms::owner_all);
-  return path;
+  return test::write_fake_worker("export-worker.sh", R"(,\"arch\":\"sm_90\")");
 }
 
 // From a run database: the device's own best serves its architecture; where
