@@ -19,6 +19,11 @@ done
 [ "$(id -u)" = 0 ] || { echo "the local Slurm needs root"; exit 77; }
 mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
 host=$(hostname -s)
+# Two free ports, so two of these (two test runs on one machine) do not meet.
+read -r ctld_port d_port < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("", 0))
+print(*[x.getsockname()[1] for x in s])')
 # munge: its own socket and key, so a system munged (if any) is not touched.
 [ -f "$dir/munge/munge.key" ] || { dd if=/dev/urandom of="$dir/munge/munge.key" bs=1 count=128 2>/dev/null; chmod 400 "$dir/munge/munge.key"; }
 munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/socket" \
@@ -45,8 +50,8 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$d_port
 NodeName=$host CPUs=$(nproc) State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
