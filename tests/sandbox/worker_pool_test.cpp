@@ -23,9 +23,9 @@ TEST(WorkerPoolTest, GpuListsAreParsedAndCheckedAgainstTheMachine) {
 TEST(WorkerPoolTest, EachGpuWorkerSeesOnlyItsGpu) {
   const auto commands = per_gpu_worker_commands({"/opt/kopt-worker", "--x"}, {3, 1});
   ASSERT_EQ(commands.size(), 2u);
-  EXPECT_EQ(commands[0], (std::vector<std::string>{"/usr/bin/env", "CUDA_VISIBLE_DEVICES=3",
-                                                   "HIP_VISIBLE_DEVICES=3", "/opt/kopt-worker",
-                                                   "--x"}));
+  EXPECT_EQ(commands[0],
+            (std::vector<std::string>{"/usr/bin/env", "CUDA_VISIBLE_DEVICES=3",
+                                      "HIP_VISIBLE_DEVICES=3", "/opt/kopt-worker", "--x"}));
   EXPECT_EQ(commands[1][1], "CUDA_VISIBLE_DEVICES=1");
 }
 
