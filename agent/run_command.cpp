@@ -344,8 +344,15 @@ int db_show(Database& db, int64_t id, bool full) {
   std::vector<EvaluationRecord> evals;
   db.evaluations_of(c.id, &evals);
   for (const auto& e : evals) {
-    fmt::print("\nevaluation {} on {} ({}, driver {}, {}): {} at stage {}\n  {}\n", e.id, e.shape,
-               e.device, e.driver, e.compiler, e.verdict, e.stage, e.message);
+    // Where it ran: host, the GPUs its worker was given, the Slurm step.
+    const nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
+    const DeviceInfo where = device_info_from_json(
+        details.is_object() && details.contains("device") ? details["device"] : nlohmann::json());
+    std::string place = where.host.empty() ? "" : ", on " + where.host;
+    if (!where.visible_devices.empty()) place += " GPU " + where.visible_devices;
+    if (!where.slurm_step.empty()) place += ", Slurm step " + where.slurm_step;
+    fmt::print("\nevaluation {} on {} ({}, driver {}, {}{}): {} at stage {}\n  {}\n", e.id, e.shape,
+               e.device, e.driver, e.compiler, place, e.verdict, e.stage, e.message);
     if (e.median_us)
       fmt::print(
           "  {:.2f} us median (min {:.2f}, max {:.2f}, spread {:.1f}%, {} reps, {}), {:.0f} GB/s, "
