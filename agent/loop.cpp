@@ -253,19 +253,20 @@ Status OptimizationLoop::profile(const CandidateRecord& c) {
   return db_->add_profile(&p);
 }
 
-Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c) {
-  std::vector<CandidateRecord*> one = {c};
-  return evaluate_batch(run, one, nullptr);
+Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c, bool* led) {
+  std::vector<bool> leads;
+  KOPT_RETURN_IF_ERROR(evaluate_batch(run, {c}, &leads));
+  *led = leads[0];
+  return Status();
 }
 
 Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,
                                         std::vector<bool>* led) {
-  if (led) led->assign(batch.size(), false);
+  led->assign(batch.size(), false);
   // Identical source and parameters measured before on this device and
   // shape are not measured again; the others go to the workers together.
   std::vector<std::optional<EvaluationRecord>> previous(batch.size());
   std::vector<EvalRequest> requests;
-  std::vector<size_t> requested;
   for (size_t i = 0; i < batch.size(); ++i) {
     KOPT_RETURN_IF_ERROR(
         db_->find_evaluation(batch[i]->key, shape_.name(), device_.name, &previous[i]));
@@ -277,7 +278,6 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     req.seed = rng_.next();
     req.trials = options_.trials;
     requests.push_back(req);
-    requested.push_back(i);
   }
   const std::vector<EvalResult> results =
       requests.empty() ? std::vector<EvalResult>() : evaluator_->evaluate_many(requests);
@@ -286,7 +286,6 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
   size_t next_result = 0;
   for (size_t i = 0; i < batch.size(); ++i) {
     CandidateRecord* c = batch[i];
-    last_led_ = false;
     EvaluationRecord e;
     if (previous[i]) {
       e = *previous[i];
@@ -328,13 +327,12 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
         e = second;
         const bool leads = e.verdict == "ok" && e.median_us &&
                            (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us);
-        last_led_ = leads;
+        (*led)[i] = leads;
         if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
       }
     }
     KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
     ++evaluated_;
-    if (led) (*led)[i] = last_led_;
     last_line_ = fmt::format("{} {} {}{}", c->name, c->params_json, e.verdict,
                              e.median_us ? fmt::format(" {:.2f} us", *e.median_us) : "");
     if (after_record_) KOPT_RETURN_IF_ERROR(after_record_());
@@ -410,8 +408,9 @@ Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Pr
                                   WeightedProposer* picked, CandidateRecord* out, bool* evaluated) {
   KOPT_RETURN_IF_ERROR(record_candidate(run, ctx, proposal, picked, out, evaluated));
   if (!*evaluated) return Status();
-  KOPT_RETURN_IF_ERROR(evaluate_and_record(run, out));
-  credit(picked, proposal, last_led_);
+  bool led = false;
+  KOPT_RETURN_IF_ERROR(evaluate_and_record(run, out, &led));
+  credit(picked, proposal, led);
   return Status();
 }
 
@@ -485,7 +484,8 @@ Status OptimizationLoop::run(RunRecord* run) {
     for (auto& c : pending)
       if (evaluated_ + static_cast<int64_t>(batch.size()) < run->budget_candidates)
         batch.push_back(&c);
-    Status s = evaluate_batch(run, batch, nullptr);
+    std::vector<bool> led;
+    Status s = evaluate_batch(run, batch, &led);
     if (!s.ok()) {
       finish("failed");
       return s;
@@ -513,7 +513,6 @@ Status OptimizationLoop::run(RunRecord* run) {
     struct Planned {
       CandidateRecord candidate;
       Proposal proposal;
-      Proposer* proposer;
       WeightedProposer* picked;
     };
     std::vector<Planned> planned;
@@ -572,7 +571,7 @@ Status OptimizationLoop::run(RunRecord* run) {
         KOPT_RETURN_IF_ERROR(report());
         continue;
       }
-      Planned p{CandidateRecord(), proposal, proposer, &picked};
+      Planned p{CandidateRecord(), proposal, &picked};
       bool recorded = false;
       Status considered = record_candidate(run, ctx, p.proposal, &picked, &p.candidate, &recorded);
       if (!considered.ok()) {
@@ -609,12 +608,13 @@ Status OptimizationLoop::run(RunRecord* run) {
         if (!f.log.empty()) what += "\nlog:\n" + f.log.substr(0, 3000);
         Proposal fixed;
         ProposalFailure repair_failure;
-        if (!p.proposer->repair(ctx, proposal, what, &fixed, &repair_failure)) {
+        Proposer& proposer = *p.picked->proposer;
+        if (!proposer.repair(ctx, proposal, what, &fixed, &repair_failure)) {
           if (!repair_failure.kind.empty()) {
             run->tokens_used += repair_failure.tokens;
             run->cost += repair_failure.cost;
             KOPT_RETURN_IF_ERROR(this->record_attempt(
-                *run, *p.proposer, "repair:" + repair_failure.kind, repair_failure.message,
+                *run, proposer, "repair:" + repair_failure.kind, repair_failure.message,
                 repair_failure.prompt, repair_failure.answer));
           }
           break;
@@ -630,8 +630,7 @@ Status OptimizationLoop::run(RunRecord* run) {
           finish("failed");
           return considered;
         }
-        KOPT_RETURN_IF_ERROR(report());
-        if (!evaluated) break;
+        if (!evaluated) break;  // (a record reports progress itself)
         ++produced;
         c = repaired;
       }

@@ -108,9 +108,10 @@ class OptimizationLoop {
 
  private:
   Status run(RunRecord* run);
-  Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate);
+  // evaluate_batch for one candidate; `led`: it became the new best.
+  Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate, bool* led);
   // Evaluates the candidates together and records each result in order;
-  // `led` (optional) says which became the new best.
+  // `led` says which became the new best.
   Status evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,
                         std::vector<bool>* led);
   // The bandit's evidence for a proposer: one more proposal, and whether it led.
@@ -146,7 +147,6 @@ class OptimizationLoop {
   std::map<std::string, int64_t> seen_code_;
   int64_t evaluated_ = 0;
   int64_t generations_ = 0;
-  bool last_led_ = false;  // the last evaluated candidate became the new best
   std::string stop_reason_;
   std::string last_line_;
   std::function<Status()> after_record_;  // progress after each record, while a run runs
