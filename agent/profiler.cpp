@@ -316,6 +316,18 @@ Status ToolProfiler::run(const std::vector<std::string>& argv, ProcessResult* re
   return Status();
 }
 
+Status ToolProfiler::first_kernel(const std::string& source,
+                                  const std::map<std::string, int64_t>& params,
+                                  std::string* kernel) const {
+  std::string why;
+  if (!available(&why)) return Status::error("not profiled: " + why);
+  Candidate c;
+  KOPT_RETURN_IF_ERROR(parse_candidate(source, params, &c));
+  if (c.spec.launches.empty()) return Status::error("the candidate launches no kernel");
+  *kernel = c.spec.launches[0].kernel;
+  return Status();
+}
+
 namespace {
 // The reason a profiler's output could not be read, with the end of what
 // it printed (no permission for counters, ...).
@@ -327,11 +339,8 @@ Status unreadable(const Status& why, const ProcessResult& r) {
 
 Status NcuProfiler::profile(const std::string& source, const std::map<std::string, int64_t>& params,
                             const Shape& shape, ProfileResult* out) {
-  std::string why;
-  if (!available(&why)) return Status::error("not profiled: " + why);
-  Candidate c;
-  KOPT_RETURN_IF_ERROR(parse_candidate(source, params, &c));
-  if (c.spec.launches.empty()) return Status::error("the candidate launches no kernel");
+  std::string kernel;
+  KOPT_RETURN_IF_ERROR(first_kernel(source, params, &kernel));
   char path[] = "/tmp/kopt-profile-XXXXXX.hip";
   const int fd = mkstemps(path, 4);
   if (fd < 0) return Status::error("cannot create a temporary file for the profiler");
@@ -346,7 +355,7 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
                                    "--target-processes",
                                    "all",
                                    "-k",
-                                   "regex:^" + c.spec.launches[0].kernel + "$",
+                                   "regex:^" + kernel + "$",
                                    "--launch-count",
                                    "1",
                                    "--metrics"};
@@ -366,11 +375,8 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
 Status RocprofProfiler::profile(const std::string& source,
                                 const std::map<std::string, int64_t>& params, const Shape& shape,
                                 ProfileResult* out) {
-  std::string why;
-  if (!available(&why)) return Status::error("not profiled: " + why);
-  Candidate c;
-  KOPT_RETURN_IF_ERROR(parse_candidate(source, params, &c));
-  if (c.spec.launches.empty()) return Status::error("the candidate launches no kernel");
+  std::string kernel;
+  KOPT_RETURN_IF_ERROR(first_kernel(source, params, &kernel));
   char dir[] = "/tmp/kopt-rocprof-XXXXXX";
   if (!mkdtemp(dir)) return Status::error("cannot create a temporary folder for rocprof");
   const std::string d = dir, file = d + "/candidate.hip", input = d + "/input.txt",
@@ -378,7 +384,7 @@ Status RocprofProfiler::profile(const std::string& source,
   { std::ofstream(file) << source; }
   {
     std::ofstream(input) << "pmc: VALUBusy MemUnitBusy MemUnitStalled L2CacheHit\nkernel: "
-                         << c.spec.launches[0].kernel << "\n";
+                         << kernel << "\n";
   }
   std::vector<std::string> argv = {program_, "-i", input, "-o", csv, "--timestamp", "on"};
   for (auto& a : eval_arguments(file, shape, params)) argv.push_back(std::move(a));
@@ -394,7 +400,7 @@ Status RocprofProfiler::profile(const std::string& source,
   for (const std::string& f : {file, input, csv}) unlink(f.c_str());
   rmdir(dir);
   KOPT_RETURN_IF_ERROR(s);
-  if (!(s = parse_rocprof_csv(text, c.spec.launches[0].kernel, out)).ok()) return unreadable(s, r);
+  if (!(s = parse_rocprof_csv(text, kernel, out)).ok()) return unreadable(s, r);
   return Status();
 }
 

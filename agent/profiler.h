@@ -75,6 +75,11 @@ class ToolProfiler : public Profiler {
                                           const std::map<std::string, int64_t>& params) const;
   // Runs `argv` under the time limit; a limit passed is an error.
   Status run(const std::vector<std::string>& argv, ProcessResult* result) const;
+  // What both profilers check first: the program is installed, the
+  // candidate's contract parses, and `kernel` is its first launched kernel
+  // (the one profiled).
+  Status first_kernel(const std::string& source, const std::map<std::string, int64_t>& params,
+                      std::string* kernel) const;
 
   std::string program_, name_, kopt_;
   double time_limit_s_;
