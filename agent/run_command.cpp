@@ -52,10 +52,13 @@ class PoolEvaluator : public Evaluator {
 };
 
 // One SandboxOptions per worker: through the configured launcher (srun),
-// one per listed GPU (--gpus), or the one default worker.
+// one per listed GPU (--gpus), or the one default worker. On failure
+// `exit_code` says whose: a malformed GPU list (usage) or no GPU to count.
 Status worker_options(const Config& config, const std::string& gpus_flag,
-                      const SandboxOptions& base, std::vector<SandboxOptions>* out) {
+                      const SandboxOptions& base, std::vector<SandboxOptions>* out,
+                      int* exit_code) {
   out->clear();
+  *exit_code = kExitNoDevice;
   const std::string gpus = gpus_flag.empty() ? config.worker_gpus : gpus_flag;
   if (!config.worker_launcher.empty() && gpus_flag.empty()) {
     std::vector<std::string> command;
@@ -85,6 +88,7 @@ Status worker_options(const Config& config, const std::string& gpus_flag,
     available = d.device_count;
   }
   std::vector<int> list;
+  *exit_code = kExitUsage;
   KOPT_RETURN_IF_ERROR(parse_gpu_list(gpus, available, &list));
   for (const auto& command : per_gpu_worker_commands(base.worker_command, list)) {
     SandboxOptions o = base;
@@ -194,18 +198,16 @@ int run_optimize(const RunCommand& cmd) {
   so.limits.memory_bytes = static_cast<size_t>(config.memory_limit_mb) << 20;
   so.amd_check = config.amd_check;
   std::vector<SandboxOptions> workers;
-  if (!(s = worker_options(config, cmd.gpus, so, &workers)).ok())
-    return fail("run", s.message(),
-                s.message().find("--gpus") != std::string::npos ? kExitUsage : kExitNoDevice);
+  int workers_failure = kExitOk;
+  if (!(s = worker_options(config, cmd.gpus, so, &workers, &workers_failure)).ok())
+    return fail("run", s.message(), workers_failure);
   PoolEvaluator evaluator(workers);
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) return fail("run", s.message(), kExitNoDevice);
   if (workers.size() > 1) {
     std::string where;
     for (const auto& d : evaluator.devices())
-      where += fmt::format("{}{}{}", where.empty() ? "" : ", ",
-                           d.slurm_step.empty() ? d.host : "slurm step " + d.slurm_step,
-                           d.visible_devices.empty() ? "" : " GPU " + d.visible_devices);
+      where += (where.empty() ? "" : ", ") + where_it_ran(d);
     fmt::print(stderr, "{} workers on {}: {}\n", workers.size(), device.name, where);
   }
 
@@ -348,9 +350,8 @@ int db_show(Database& db, int64_t id, bool full) {
     const nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
     const DeviceInfo where = device_info_from_json(
         details.is_object() && details.contains("device") ? details["device"] : nlohmann::json());
-    std::string place = where.host.empty() ? "" : ", on " + where.host;
-    if (!where.visible_devices.empty()) place += " GPU " + where.visible_devices;
-    if (!where.slurm_step.empty()) place += ", Slurm step " + where.slurm_step;
+    const std::string ran = where_it_ran(where);
+    const std::string place = ran.empty() ? "" : ", on " + ran;
     fmt::print("\nevaluation {} on {} ({}, driver {}, {}{}): {} at stage {}\n  {}\n", e.id, e.shape,
                e.device, e.driver, e.compiler, place, e.verdict, e.stage, e.message);
     if (e.median_us)

@@ -97,6 +97,14 @@ DeviceInfo device_info_from_json(const json& j) {
   return d;
 }
 
+std::string where_it_ran(const DeviceInfo& d) {
+  std::string where = d.host;
+  auto add = [&where](const std::string& part) { where += (where.empty() ? "" : " ") + part; };
+  if (!d.visible_devices.empty()) add("GPU " + d.visible_devices);
+  if (!d.slurm_step.empty()) add("(Slurm step " + d.slurm_step + ")");
+  return where;
+}
+
 DeviceLimits limits_of(const DeviceInfo& d) {
   DeviceLimits l;
   if (d.warp_size > 0) l.warp = d.warp_size;

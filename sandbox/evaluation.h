@@ -62,6 +62,10 @@ struct DeviceInfo {
   int device_count = 0;
 };
 
+// Where a worker ran, for people: "vm GPU 1 (Slurm step 12.0)"; empty when
+// the worker said nothing of it.
+std::string where_it_ran(const DeviceInfo& device);
+
 // The limits a launch contract is planned against, from what the device
 // reported (a field it did not report keeps DeviceLimits' default).
 DeviceLimits limits_of(const DeviceInfo& device);
