@@ -157,34 +157,17 @@ struct BenchColumn {
 // each shape's generated file and the source it includes, the exact code the
 // library compiles: the column times what was shipped.
 Status read_manifest(const std::string& path, BenchColumn* column) {
-  std::string text;
-  KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_array())
-    return Status::error(path + " is not an export manifest (a JSON array)");
+  std::vector<ManifestEntry> entries;
+  KOPT_RETURN_IF_ERROR(read_export_manifest(path, &entries));
   const std::string dir =
       path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  for (const auto& e : j) {
-    if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string())
-      return Status::error(path + ": every entry needs a \"shape\"");
-    std::vector<Shape> shape;
-    KOPT_RETURN_IF_ERROR(resolve_shapes("", {e["shape"].get<std::string>()}, 64, &shape));
-    std::map<std::string, int64_t> params;
-    if (e.contains("params") && e["params"].is_object())
-      for (auto it = e["params"].begin(); it != e["params"].end(); ++it) {
-        if (!it.value().is_number_integer())
-          return Status::error(path + ": parameters must be integers");
-        params[it.key()] = it.value().get<int64_t>();
-      }
+  for (const auto& e : entries) {
     // The first entry of a shape is the one tuned on the exporting GPU; a
     // later one serves another architecture (gfx906).
-    if (column->tuned.count(shape[0].name())) continue;
-    const std::string file = e.contains("file") && e["file"].is_string()
-                                 ? e["file"].get<std::string>()
-                                 : tuned_kernel_symbol(shape[0]) + ".hip";
+    if (column->tuned.count(e.shape.name())) continue;
     std::string source;
-    KOPT_RETURN_IF_ERROR(candidate_source_of(dir, file, &source));
-    column->tuned[shape[0].name()] = {source, params};
+    KOPT_RETURN_IF_ERROR(candidate_source_of(dir, e.file, &source));
+    column->tuned[e.shape.name()] = {source, e.params};
   }
   return Status();
 }

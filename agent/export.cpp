@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -82,6 +83,11 @@ Status candidate_source_of(const std::string& dir, const std::string& entry_file
                            std::string* source) {
   std::string generated;
   KOPT_RETURN_IF_ERROR(read_text_file(dir + "/" + entry_file, &generated));
+  return candidate_source_in(dir, entry_file, generated, source);
+}
+
+Status candidate_source_in(const std::string& dir, const std::string& entry_file,
+                           const std::string& generated, std::string* source) {
   const size_t m = generated.find(kSourceMarker);
   if (m != std::string::npos) {
     const size_t from = m + std::char_traits<char>::length(kSourceMarker);
@@ -100,6 +106,32 @@ Status candidate_source_of(const std::string& dir, const std::string& entry_file
     return Status::error(entry_file + ": no candidate-source section; export again");
   const size_t from = b + std::char_traits<char>::length(kEmbeddedBegin);
   *source = generated.substr(from, e - from);
+  return Status();
+}
+
+Status read_export_manifest(const std::string& path, std::vector<ManifestEntry>* out) {
+  out->clear();
+  std::string text;
+  KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return Status::error(path + " is not an export manifest (a JSON array)");
+  for (const auto& e : j) {
+    if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string())
+      return Status::error(path + ": every entry needs a \"shape\"");
+    ManifestEntry m;
+    m.row = e;
+    if (Status s = parse_shape(e["shape"].get<std::string>(), 64, &m.shape); !s.ok())
+      return Status::error(path + ": " + s.message());
+    if (e.contains("params") && e["params"].is_object())
+      for (const auto& [name, value] : e["params"].items()) {
+        if (!value.is_number_integer())
+          return Status::error(path + ": parameters must be integers");
+        m.params[name] = value.get<int64_t>();
+      }
+    m.file = e.contains("file") && e["file"].is_string() ? e["file"].get<std::string>()
+                                                         : tuned_kernel_symbol(m.shape) + ".hip";
+    out->push_back(std::move(m));
+  }
   return Status();
 }
 
@@ -323,25 +355,19 @@ namespace {
 // header names, and AMD takes it if it builds for gfx906 without scratch).
 Status read_tuned_entries(const std::string& dir, Sandbox& sandbox,
                           std::vector<ExportedKernel>* out, nlohmann::json* manifest) {
-  std::string text;
-  if (!read_text_file(dir + "/MANIFEST.json", &text).ok()) return Status();  // nothing to keep
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_array()) return Status::error(dir + "/MANIFEST.json is not an export manifest");
-  for (const auto& e : j) {
-    Shape shape;
-    if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string() ||
-        !parse_shape(e["shape"].get<std::string>(), 64, &shape).ok() || !e.contains("file") ||
-        !e["file"].is_string())
-      return Status::error(dir + "/MANIFEST.json: an entry without a valid shape and file");
-    const std::string file = e["file"].get<std::string>();
+  const std::string path = dir + "/MANIFEST.json";
+  if (access(path.c_str(), F_OK) != 0) return Status();  // nothing to keep
+  std::vector<ManifestEntry> entries;
+  KOPT_RETURN_IF_ERROR(read_export_manifest(path, &entries));
+  for (const ManifestEntry& entry : entries) {
+    const nlohmann::json& e = entry.row;
+    const Shape& shape = entry.shape;
+    const std::string& file = entry.file;
+    const std::map<std::string, int64_t>& params = entry.params;
     ExportedKernel k;
     std::string source, generated;
-    KOPT_RETURN_IF_ERROR(candidate_source_of(dir, file, &source));
     KOPT_RETURN_IF_ERROR(read_text_file(dir + "/" + file, &generated));
-    std::map<std::string, int64_t> params;
-    if (e.contains("params") && e["params"].is_object())
-      for (const auto& [name, value] : e["params"].items())
-        if (value.is_number_integer()) params[name] = value.get<int64_t>();
+    KOPT_RETURN_IF_ERROR(candidate_source_in(dir, file, generated, &source));
     if (Status s = parse_candidate(source, params, &k.candidate); !s.ok())
       return Status::error(file + ": " + s.message());
     // The provenance header: the comment lines after the first.

@@ -67,6 +67,21 @@ Status generate_kernel_source(const ExportedKernel& k, GeneratedKernel* out);
 // The candidate source an entry file names, read from the folder it is in.
 Status candidate_source_of(const std::string& dir, const std::string& entry_file,
                            std::string* source);
+// The same from the entry file's text (`entry_file` names it in errors).
+Status candidate_source_in(const std::string& dir, const std::string& entry_file,
+                           const std::string& entry_text, std::string* source);
+
+// One entry of an export manifest (MANIFEST.json), as `kopt bench --tuned`
+// and `kopt export --fallbacks-only` read it.
+struct ManifestEntry {
+  Shape shape;
+  std::string file;  // the entry file beside the manifest
+  std::map<std::string, int64_t> params;
+  nlohmann::json row;  // the whole entry, fields of newer exports included
+};
+// Reads MANIFEST.json: a JSON array, each entry with a valid "shape" and
+// integer "params"; "file" defaults to the shape's tuned entry file.
+Status read_export_manifest(const std::string& path, std::vector<ManifestEntry>* out);
 
 // The generic variants: every seed at its defaults, and variants of the
 // generator seed for long K and few columns; the table order is the order
