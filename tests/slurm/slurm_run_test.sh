@@ -10,8 +10,14 @@ rm -rf "$work" && mkdir -p "$work"
 conf=$("$source/tests/slurm/local_slurm.sh" start "$work/slurm")
 code=$?
 [ $code -eq 0 ] || { echo "$conf"; exit $code; }
-trap '"$source/tests/slurm/local_slurm.sh" stop "$work/slurm"' EXIT
 export SLURM_CONF=$conf
+# The workers run from a copy of kopt-worker in this test's folder, so the
+# check at the end sees this test's workers only.
+cp "$build/kopt-worker" "$work/kopt-worker"
+export KOPT_WORKER=$work/kopt-worker
+# On any failure, what the runs printed.
+show_logs() { for f in "$work"/first.log "$work"/resume.log; do [ -f "$f" ] && { echo "== $f"; tail -20 "$f"; }; done; }
+trap 'code=$?; [ $code -eq 0 ] || show_logs; "$source/tests/slurm/local_slurm.sh" stop "$work/slurm"; exit $code' EXIT
 cat >"$work/kopt.toml" <<CONF
 [workers]
 command = "srun --ntasks=1 --quiet {worker} --host-demo"
@@ -71,8 +77,8 @@ PY
   || { echo "kopt db show names no Slurm step"; "$build/kopt" db show 10 --db "$work/k.db"; exit 1; }
 # No worker outlives the run (a killed launcher alone would leave its step running).
 for _ in $(seq 50); do
-  pgrep -f -- "$build/kopt-worker --host-demo" >/dev/null || exit 0
+  pgrep -f -- "$work/kopt-worker --host-demo" >/dev/null || exit 0
   sleep 0.1
 done
-echo "workers still running after the run ended:"; pgrep -af -- "$build/kopt-worker --host-demo"
+echo "workers still running after the run ended:"; pgrep -af -- "$work/kopt-worker --host-demo"
 exit 1
