@@ -73,8 +73,10 @@ assert "" not in steps, "an evaluation ran outside Slurm"
 assert len(steps) >= 3, steps  # a step before the kill, both workers' steps after
 PY
 # The browser says where each evaluation ran.
-"$build/kopt" db show 10 --db "$work/k.db" | grep -q "Slurm step" \
-  || { echo "kopt db show names no Slurm step"; "$build/kopt" db show 10 --db "$work/k.db"; exit 1; }
+# (Read from a file: `kopt ... | grep -q` under pipefail fails when grep
+# stops reading early and kopt then writes into a closed pipe.)
+"$build/kopt" db show 10 --db "$work/k.db" >"$work/show.txt"
+grep -q "Slurm step" "$work/show.txt" || { echo "kopt db show names no Slurm step"; cat "$work/show.txt"; exit 1; }
 # No worker outlives the run (a killed launcher alone would leave its step running).
 for _ in $(seq 50); do
   pgrep -f -- "$work/kopt-worker --host-demo" >/dev/null || exit 0
