@@ -59,7 +59,8 @@ export SLURM_CONF=$dir/slurm.conf
 slurmctld -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF"
 for _ in $(seq 60); do
-  if sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then echo "$SLURM_CONF"; exit 0; fi
+  state=$(sinfo -h -o %T 2>/dev/null || true)  # not piped into grep -q: see slurm_run_test.sh
+  if grep -qE '^(idle|mixed|allocated)' <<<"$state"; then echo "$SLURM_CONF"; exit 0; fi
   sleep 0.5
 done
 echo "Slurm did not come up; logs in $dir"; sinfo 2>&1 || true; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null
