@@ -15,18 +15,20 @@
 #include "sandbox/candidate.h"
 #include "sandbox/problem.h"
 #include "sandbox/sandbox.h"
-#include "sandbox/suites.h"
-#include "seeds/seeds.h"
 
 namespace kopt {
 
 namespace {
 
 // Eval and bench need at least one shape.
-Status parse_shapes(const std::vector<std::string>& texts, const std::string& suite, int64_t group,
-                    std::vector<Shape>* out) {
-  KOPT_RETURN_IF_ERROR(resolve_shapes(suite, texts, group, out));
-  if (out->empty()) return Status::error("no shape given: use --shape KxN or --suite contest");
+Status parse_shapes(const std::string& problem_id, const std::vector<std::string>& texts,
+                    const std::string& suite, int64_t group, std::vector<Shape>* out) {
+  const Problem* problem = nullptr;
+  KOPT_RETURN_IF_ERROR(problem_by_id(problem_id, &problem));
+  KOPT_RETURN_IF_ERROR(resolve_shapes(*problem, suite, texts, shape_defaults(group), out));
+  if (out->empty())
+    return Status::error("no shape given: use --shape (" + problem->shape_syntax() +
+                         ") or --suite NAME (`kopt suites` lists them)");
   return Status();
 }
 
@@ -68,7 +70,7 @@ namespace {
 Status read_candidate_and_shapes(const EvalCommand& cmd, std::string* source,
                                  std::vector<Shape>* shapes) {
   KOPT_RETURN_IF_ERROR(read_text_file(cmd.file, source));
-  return parse_shapes(cmd.shapes, "", cmd.group, shapes);
+  return parse_shapes(cmd.problem, cmd.shapes, "", cmd.group, shapes);
 }
 }  // namespace
 
@@ -156,9 +158,9 @@ struct BenchColumn {
 // Reads an export manifest (kernels/generated/MANIFEST.json) and, beside it,
 // each shape's generated file and the source it includes, the exact code the
 // library compiles: the column times what was shipped.
-Status read_manifest(const std::string& path, BenchColumn* column) {
+Status read_manifest(const Problem& problem, const std::string& path, BenchColumn* column) {
   std::vector<ManifestEntry> entries;
-  KOPT_RETURN_IF_ERROR(read_export_manifest(path, &entries));
+  KOPT_RETURN_IF_ERROR(read_export_manifest(problem, path, &entries));
   const std::string dir =
       path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
   for (const auto& e : entries) {
@@ -176,20 +178,21 @@ Status read_manifest(const std::string& path, BenchColumn* column) {
 
 int run_bench(const BenchCommand& cmd) {
   std::vector<Shape> shapes;
-  Status s = parse_shapes(cmd.shapes, cmd.suite, cmd.group, &shapes);
+  Status s = parse_shapes(cmd.problem, cmd.shapes, cmd.suite, cmd.group, &shapes);
   if (!s.ok()) {
     fmt::print(stderr, "kopt bench: {}\n", s.message());
     return kExitUsage;
   }
+  const Problem* problem = find_problem(shapes.front().problem);
   std::vector<BenchColumn> columns;
   std::vector<std::string> seed_names = cmd.seeds;
   if (seed_names.empty())
-    for (const auto& seed : builtin_seeds()) seed_names.push_back(seed.name);
+    for (const auto& seed : problem->seeds()) seed_names.push_back(seed.name);
   for (const auto& name : seed_names) {
-    const Seed* seed = find_seed(name);
+    const Seed* seed = find_seed(*problem, name);
     if (!seed) {
       std::string valid;
-      for (const auto& known : builtin_seeds()) valid += (valid.empty() ? "" : ", ") + known.name;
+      for (const auto& known : problem->seeds()) valid += (valid.empty() ? "" : ", ") + known.name;
       fmt::print(stderr, "kopt bench: unknown seed '{}'; the seeds are {}\n", name, valid);
       return kExitUsage;
     }
@@ -201,7 +204,7 @@ int run_bench(const BenchCommand& cmd) {
   if (!cmd.manifest.empty()) {
     BenchColumn c;
     c.name = "tuned";
-    if (!(s = read_manifest(cmd.manifest, &c)).ok()) {
+    if (!(s = read_manifest(*problem, cmd.manifest, &c)).ok()) {
       fmt::print(stderr, "kopt bench: {}\n", s.message());
       return kExitUsage;
     }
@@ -386,7 +389,9 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
         if (!details.is_object() ||
             (details.contains("amd") && details["amd"].value("checked", false)))
           continue;
-        AmdResources a = sandbox.check_amd(c.source, params_from_json(c.params_json));
+        // The run's problem gives the device helpers the source compiles with.
+        AmdResources a = sandbox.check_amd(run.shape.substr(0, run.shape.find(':')), c.source,
+                                           params_from_json(c.params_json));
         if (!a.checked) continue;
         details["amd"] = to_json(a);
         if (!(s = db->update_evaluation_details(e.id, details.dump())).ok()) {
@@ -408,7 +413,8 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
 
 }  // namespace
 
-int run_check_amd(const std::vector<std::string>& files, const std::string& db_path) {
+int run_check_amd(const std::string& problem, const std::vector<std::string>& files,
+                  const std::string& db_path) {
   Sandbox sandbox;
   if (!sandbox.amd_toolchain().available()) {
     fmt::print(stderr,
@@ -425,7 +431,7 @@ int run_check_amd(const std::vector<std::string>& files, const std::string& db_p
       fmt::print(stderr, "kopt check-amd: {}\n", s.message());
       return kExitUsage;
     }
-    AmdResources a = sandbox.check_amd(source, {});
+    AmdResources a = sandbox.check_amd(problem, source, {});
     fmt::print("{}: {}\n", file, describe_amd(a));
     if (!a.compiled) {
       exit_code = kExitRejected;
@@ -451,16 +457,39 @@ uint64_t fresh_seed(const std::optional<uint64_t>& seed) {
          static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
-int run_suites(const std::string& name, int64_t group) {
+ShapeDefaults shape_defaults(int64_t group) { return {{"G", group}}; }
+
+int run_problems() {
+  for (const Problem* p : registered_problems()) {
+    fmt::print("{}{}\n  {}\n", p->id(), p == registered_problems().front() ? " (default)" : "",
+               p->summary());
+    std::string vars, seeds, suites;
+    for (const auto& v : p->variables()) vars += (vars.empty() ? "" : ", ") + v;
+    for (const auto& s : p->seeds()) seeds += (seeds.empty() ? "" : ", ") + s.name;
+    for (const auto& s : p->suites({})) suites += (suites.empty() ? "" : ", ") + s.name;
+    fmt::print("  shapes: {} (variables {})\n  seeds: {}\n  suites: {}\n  library: {}\n\n",
+               p->shape_syntax(), vars, seeds, suites, p->library().name);
+  }
+  fmt::print("Commands take --problem ID (default: the first listed).\n");
+  return kExitOk;
+}
+
+int run_suites(const std::string& problem_id, const std::string& name, int64_t group) {
+  const Problem* problem = nullptr;
+  if (Status s = problem_by_id(problem_id, &problem); !s.ok()) {
+    fmt::print(stderr, "kopt suites: {}\n", s.message());
+    return kExitUsage;
+  }
   if (name.empty()) {
-    for (const Suite& s : all_suites(group))
+    fmt::print("Suites of {}:\n", problem->id());
+    for (const Suite& s : problem->suites(shape_defaults(group)))
       fmt::print("{:<12} {:>3} shapes  {}\n", s.name, s.shapes.size(), s.description);
     fmt::print(
         "\nkopt suites NAME lists a suite's shapes; bench, run and export take --suite NAME.\n");
     return kExitOk;
   }
   Suite suite;
-  if (Status s = find_suite(name, group, &suite); !s.ok()) {
+  if (Status s = find_suite(*problem, name, shape_defaults(group), &suite); !s.ok()) {
     fmt::print(stderr, "kopt suites: {}\n", s.message());
     return kExitUsage;
   }

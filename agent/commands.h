@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/problem.h"
 #include "sandbox/status.h"
 
 namespace kopt {
@@ -23,7 +24,12 @@ enum ExitCode : int {
       5,  // a run stopped early: its proposers kept failing (e.g. model endpoint unreachable)
 };
 
+// The values shape texts may leave out: --group is the group size G of the
+// problems that have one (a problem ignores defaults it has no variable for).
+ShapeDefaults shape_defaults(int64_t group);
+
 struct EvalCommand {
+  std::string problem;  // empty: the default problem
   std::string file;
   std::vector<std::string> shapes;
   int64_t group = 64;
@@ -39,7 +45,8 @@ int run_eval(const EvalCommand& cmd);
 int run_profile(const EvalCommand& cmd, double time_limit_s);
 
 struct BenchCommand {
-  std::string suite;  // "contest" or empty
+  std::string problem;  // empty: the default problem
+  std::string suite;    // "contest" or empty
   std::vector<std::string> shapes;
   int64_t group = 64;
   std::vector<std::string> seeds;  // empty: all built-in seeds
@@ -60,13 +67,20 @@ Status read_text_file(const std::string& path, std::string* out);
 // The user's seed, or a fresh one from the OS and the clock.
 uint64_t fresh_seed(const std::optional<uint64_t>& seed);
 
-// `kopt suites [NAME]`: every suite with its shape count and description, or
-// one suite's shapes with what each is and the bytes a GEMV moves.
-int run_suites(const std::string& name, int64_t group);
+// `kopt suites [NAME]`: every suite of the problem with its shape count and
+// description, or one suite's shapes with what each is and the bytes a call
+// moves.
+int run_suites(const std::string& problem, const std::string& name, int64_t group);
+
+// `kopt problems`: the registered problems, their shape syntax, variables,
+// seeds and suites.
+int run_problems();
 
 // Compiles candidate files for gfx906 and prints their resources; with a
 // database, checks every candidate recorded "not checked" there (runs made
 // on a machine without the AMD toolchain) and writes the results back.
-int run_check_amd(const std::vector<std::string>& files, const std::string& db_path);
+// Files are candidates of `problem` (empty: the default problem).
+int run_check_amd(const std::string& problem, const std::vector<std::string>& files,
+                  const std::string& db_path);
 
 }  // namespace kopt

@@ -12,11 +12,13 @@
 
 #include "kernels/kopt_generic_rule.h"
 #include "sandbox/candidate.h"
+#include "sandbox/problem.h"
 #include "sandbox/status.h"
 
 namespace kopt {
 
 struct ExportCommand {
+  std::string problem;  // empty: the default problem
   std::string db_path = "kopt.db";
   std::string suite;
   std::vector<std::string> shapes;
@@ -40,10 +42,10 @@ constexpr const char* kAmdTarget = "gfx906";
 
 // One entry of the shipped library (exposed for tests).
 struct ExportedKernel {
-  std::string symbol;           // C identifier prefix, e.g. k7168x9216_g64 or generic_gen
-  std::string header;           // provenance comment lines
-  Candidate candidate;          // source, contract, parameter values
-  int64_t K = 0, N = 0, G = 0;  // 0: generic (any shape the contract supports)
+  std::string symbol;   // C identifier prefix, e.g. k7168x9216_g64 or generic_gen
+  std::string header;   // provenance comment lines
+  Candidate candidate;  // source, contract, parameter values
+  Shape shape;          // the tuned shape; no variables for a generic variant
   // Architectures this entry is dispatched on (e.g. "sm_90", "gfx906");
   // empty for a generic variant (every architecture).
   std::vector<std::string> targets;
@@ -55,6 +57,10 @@ struct ExportedKernel {
 // The symbol (and file name stem) of a shape's tuned kernel: k7168x9216_g64.
 std::string tuned_kernel_symbol(const Shape& shape);
 
+// kopt_problem.h of a library: KoptShapeArgs with the problem's variables,
+// kopt_same_shape, and the generic rule's two variables.
+std::string generate_problem_header(const Problem& problem, const LibrarySpec& library);
+
 // A generated entry file and the kernel source it includes (each distinct
 // source is written once and shared by every entry that uses it).
 struct GeneratedKernel {
@@ -62,7 +68,8 @@ struct GeneratedKernel {
   std::string source_file;  // src_<name>_<hash>.inc
   std::string source_text;  // the candidate's source exactly as evaluated
 };
-Status generate_kernel_source(const ExportedKernel& k, GeneratedKernel* out);
+Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
+                              GeneratedKernel* out);
 
 // The candidate source an entry file names, read from the folder it is in.
 Status candidate_source_of(const std::string& dir, const std::string& entry_file,
@@ -81,18 +88,8 @@ struct ManifestEntry {
 };
 // Reads MANIFEST.json: a JSON array, each entry with a valid "shape" and
 // integer "params"; "file" defaults to the shape's tuned entry file.
-Status read_export_manifest(const std::string& path, std::vector<ManifestEntry>* out);
-
-// The generic variants: every seed at its defaults, and variants of the
-// generator seed for long K and few columns; the table order is the order
-// tried when the rule has no data near a shape.
-struct GenericVariant {
-  std::string symbol;  // generic_<label>
-  std::string seed;
-  std::map<std::string, int64_t> params;
-  std::string purpose;
-};
-const std::vector<GenericVariant>& generic_variants();
+Status read_export_manifest(const Problem& problem, const std::string& path,
+                            std::vector<ManifestEntry>* out);
 
 // Measured times of the generic variants (out_dir/GENERIC.json).
 struct GenericMeasurements {
@@ -101,10 +98,12 @@ struct GenericMeasurements {
   std::map<std::string, std::map<std::string, double>> us;
   std::vector<Shape> order;  // probe shapes in measurement order
 };
-Status read_generic_measurements(const std::string& path, GenericMeasurements* out);
+Status read_generic_measurements(const Problem& problem, const std::string& path,
+                                 GenericMeasurements* out);
 nlohmann::json generic_measurements_json(const GenericMeasurements& m);
 // The probe table the library carries, one row per probe shape.
-std::vector<KoptGenericProbe> generic_probes(const GenericMeasurements& m);
+std::vector<KoptGenericProbe> generic_probes(const LibrarySpec& library,
+                                             const GenericMeasurements& m);
 
 // Leave-one-out check of the rule: for each probe, the variant the rule picks
 // without that probe, against the fastest variant measured there.
@@ -112,12 +111,12 @@ struct RuleCheck {
   std::string shape, chosen, fastest;
   double ratio = 1;  // chosen / fastest
 };
-std::vector<RuleCheck> leave_one_out(const GenericMeasurements& m);
+std::vector<RuleCheck> leave_one_out(const LibrarySpec& library, const GenericMeasurements& m);
 
 // The dispatch table: tuned entries grouped by vendor (the NVIDIA build
 // compiles sm_* entries, the AMD build gfx* ones; the library then compares
 // the device's own architecture), the generic variants in order, the probes.
-std::string generate_dispatch(const std::vector<ExportedKernel>& tuned,
+std::string generate_dispatch(const LibrarySpec& library, const std::vector<ExportedKernel>& tuned,
                               const std::vector<ExportedKernel>& generic,
                               const GenericMeasurements* measured);
 

@@ -6,7 +6,6 @@
 #include <chrono>
 
 #include "sandbox/candidate.h"
-#include "seeds/seeds.h"
 
 namespace kopt {
 
@@ -84,8 +83,10 @@ OptimizationLoop::OptimizationLoop(Database* db, Evaluator* evaluator,
 
 Status OptimizationLoop::start(const Shape& shape, const std::string& config_json,
                                int64_t* run_id) {
+  const Problem* problem = find_problem(shape.problem);
+  if (!problem) return Status::error("no registered problem '" + shape.problem + "'");
   RunRecord run;
-  run.shape = shape.name();
+  run.shape = shape.key();
   run.config_json = config_json;
   for (const auto& p : proposers_)
     run.proposers += (run.proposers.empty() ? "" : ", ") + p.proposer->name() +
@@ -97,7 +98,7 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
   run.seed = options_.seed;
   KOPT_RETURN_IF_ERROR(db_->create_run(&run));
   *run_id = run.id;
-  for (const auto& seed : builtin_seeds()) {
+  for (const auto& seed : problem->seeds()) {
     CandidateRecord c;
     c.run_id = run.id;
     c.name = seed.name;
@@ -130,7 +131,7 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
   // The six fastest (the first is the parent), then for diversity the best
   // candidate of every other source name, all from one query.
   std::vector<BestRow> all;
-  KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1000, &all));
+  KOPT_RETURN_IF_ERROR(db_->best(shape_.key(), device_.name, 1000, &all));
   ctx->parents.clear();
   ctx->top.clear();
   std::vector<size_t> family_best;  // index in `all` of each family's best, global best first
@@ -166,7 +167,7 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
     std::vector<ProfileRecord> profiles;
     KOPT_RETURN_IF_ERROR(db_->profiles_of(ctx->parents[0].candidate.id, &profiles));
     for (const auto& p : profiles)
-      if (p.status == "ok" && p.shape == shape_.name() && p.device == device_.name)
+      if (p.status == "ok" && p.shape == shape_.key() && p.device == device_.name)
         ctx->parent_profile = p.summary;
   }
   KOPT_RETURN_IF_ERROR(db_->failed_evaluations(run.id, 3, &ctx->recent_failures));
@@ -244,7 +245,7 @@ Status OptimizationLoop::profile(const CandidateRecord& c) {
   Status s = profiler_->profile(c.source, params_from_json(c.params_json), shape_, &result);
   ProfileRecord p;
   p.candidate_id = c.id;
-  p.shape = shape_.name();
+  p.shape = shape_.key();
   p.device = device_.name;
   p.tool = s.ok() ? result.tool : "";
   p.status = s.ok() ? "ok" : "failed";
@@ -269,7 +270,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
   std::vector<EvalRequest> requests;
   for (size_t i = 0; i < batch.size(); ++i) {
     KOPT_RETURN_IF_ERROR(
-        db_->find_evaluation(batch[i]->key, shape_.name(), device_.name, &previous[i]));
+        db_->find_evaluation(batch[i]->key, shape_.key(), device_.name, &previous[i]));
     if (previous[i]) continue;
     EvalRequest req;
     req.source = batch[i]->source;
@@ -299,7 +300,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
       const EvalRequest& req = requests[next_result];
       const EvalResult& result = results[next_result++];
       std::vector<BestRow> incumbent;
-      KOPT_RETURN_IF_ERROR(db_->best(shape_.name(), device_.name, 1, &incumbent));
+      KOPT_RETURN_IF_ERROR(db_->best(shape_.key(), device_.name, 1, &incumbent));
       e = to_evaluation_record(result, c->id, run->id, c->key);
       if (result.verdict == Verdict::kNoDevice) {
         stop_reason_ = "no device: " + result.message;
@@ -416,7 +417,7 @@ Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Pr
 
 Status OptimizationLoop::run(RunRecord* run) {
   Shape shape;
-  KOPT_RETURN_IF_ERROR(parse_shape(run->shape, 64, &shape));
+  KOPT_RETURN_IF_ERROR(parse_shape_key(run->shape, &shape));
   shape_ = shape;
   KOPT_RETURN_IF_ERROR(evaluator_->device(&device_));
   std::vector<CandidateRecord> existing;
@@ -445,7 +446,7 @@ Status OptimizationLoop::run(RunRecord* run) {
       p.done = evaluated_;
       p.budget = run->budget_candidates;
       std::vector<BestRow> best;
-      if (db_->best(shape_.name(), device_.name, 1, &best).ok() && !best.empty()) {
+      if (db_->best(shape_.key(), device_.name, 1, &best).ok() && !best.empty()) {
         p.best_us = *best[0].evaluation.median_us;
         p.best_fraction = best[0].evaluation.fraction_of_read_bw;
       }

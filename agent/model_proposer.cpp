@@ -153,15 +153,21 @@ std::string render_prompt(const ProposalContext& ctx, const PromptTemplates& tem
   for (const auto& a : ctx.recent_attempts)
     failures += fmt::format("- your answer could not be used ({}): {}\n",
                             a.model.empty() ? a.proposer : a.model, a.message.substr(0, 400));
+  // The problem's task first: its text names the shape's variables.
+  const Problem* problem = find_problem(ctx.shape.problem);
+  replace_all(&p, "{{task}}", problem ? problem->task_prompt() : "");
+  replace_all(&p, "{{contract}}", templates.contract);
+  std::string variables;
+  if (problem)
+    for (const auto& v : problem->variables()) variables += (variables.empty() ? "" : ", ") + v;
+  replace_all(&p, "{{variables}}", variables);
   replace_all(&p, "{{device}}", describe_device(ctx.device));
   replace_all(&p, "{{shape}}", ctx.shape.name());
-  replace_all(&p, "{{K}}", std::to_string(ctx.shape.K));
-  replace_all(&p, "{{N}}", std::to_string(ctx.shape.N));
-  replace_all(&p, "{{G}}", std::to_string(ctx.shape.G));
+  for (const auto& [name, value] : ctx.shape.vars)
+    replace_all(&p, "{{" + name + "}}", std::to_string(value));
   replace_all(&p, "{{bytes}}", std::to_string(shape_bytes(ctx.shape)));
   replace_all(&p, "{{read_bw}}", fmt::format("{:.0f}", ctx.read_bandwidth_gbps));
   replace_all(&p, "{{floor_us}}", fmt::format("{:.2f}", floor_us));
-  replace_all(&p, "{{contract}}", templates.contract);
   replace_all(&p, "{{parent_name}}",
               parent ? parent->candidate.name + " " + parent->candidate.params_json : "none");
   replace_all(&p, "{{parent_metrics}}", parent ? describe_metrics(parent->evaluation) : "none");

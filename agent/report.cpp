@@ -79,8 +79,8 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   std::set<std::string> shape_filter;
   for (const auto& text : options.shapes) {
     Shape s;
-    KOPT_RETURN_IF_ERROR(parse_shape(text, 64, &s));
-    shape_filter.insert(s.name());
+    KOPT_RETURN_IF_ERROR(parse_shape(options.problem, text, {}, &s));
+    shape_filter.insert(s.key());
   }
   std::vector<RunRecord> runs;
   KOPT_RETURN_IF_ERROR(db.list_runs(&runs));
@@ -261,7 +261,7 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     double read_bw = 0;
     for (const auto& d : data) {
       Shape shape;
-      const int64_t bytes = parse_shape(d.run.shape, 64, &shape).ok() ? shape_bytes(shape) : 0;
+      const int64_t bytes = parse_shape_key(d.run.shape, &shape).ok() ? shape_bytes(shape) : 0;
       for (const auto& row : d.rows) {
         if (!row.verified() || bytes <= 0) continue;
         const std::string p = proposer_of(row.candidate);

@@ -17,8 +17,9 @@ namespace kopt {
 struct ReportOptions {
   std::string db_label;             // how the header names the database
   int64_t run_id = 0;               // 0: every run
-  std::vector<std::string> shapes;  // "KxN" texts; empty: every shape
+  std::vector<std::string> shapes;  // shape texts; empty: every shape
   std::string generated_at;         // shown in the header
+  std::string problem;              // of the shape texts (empty: the default problem)
 };
 
 Status build_report(Database& db, const ReportOptions& options, std::string* html);

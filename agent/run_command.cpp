@@ -22,7 +22,6 @@
 #include "db/database.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
-#include "sandbox/suites.h"
 #include "sandbox/worker_pool.h"
 
 namespace kopt {
@@ -138,7 +137,8 @@ int run_optimize(const RunCommand& cmd) {
   if (config.budget < 1) return fail("run", "--budget must be at least 1", kExitUsage);
   if (!cmd.db_path.empty()) config.database = cmd.db_path;
   Shape shape;
-  if (!cmd.resume && !(s = parse_shape(cmd.shape, cmd.group, &shape)).ok())
+  if (!cmd.resume &&
+      !(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape)).ok())
     return fail("run", s.message(), kExitUsage);
 
   std::vector<WeightedProposer> proposers;
@@ -461,12 +461,15 @@ int run_optimize_suite(const RunCommand& cmd) {
     return fail("run", "--resume continues one run: give it without --suite", kExitUsage);
   if (!cmd.shape.empty()) return fail("run", "give --shape or --suite, not both", kExitUsage);
   std::vector<Shape> shapes;
-  if (Status s = resolve_shapes(cmd.suite, {}, cmd.group, &shapes); !s.ok())
-    return fail("run", s.message(), kExitUsage);
+  const Problem* problem = nullptr;
+  Status s = problem_by_id(cmd.problem, &problem);
+  if (s.ok()) s = resolve_shapes(*problem, cmd.suite, {}, shape_defaults(cmd.group), &shapes);
+  if (!s.ok()) return fail("run", s.message(), kExitUsage);
   int first_failure = kExitOk;
   for (size_t i = 0; i < shapes.size(); ++i) {
     RunCommand one = cmd;
     one.suite.clear();
+    one.problem = problem->id();
     one.shape = shapes[i].name();
     fmt::print("suite {}: shape {} of {}: {}\n", cmd.suite, i + 1, shapes.size(), one.shape);
     const int code = run_optimize(one);
@@ -485,22 +488,36 @@ int run_db(const DbCommand& cmd) {
   if (cmd.action == "list") return db_list(*db, cmd.run);
   if (cmd.action == "best") {
     Shape shape;
-    if (!cmd.shape.empty() && !(s = parse_shape(cmd.shape, 64, &shape)).ok())
+    if (!cmd.shape.empty() &&
+        !(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(64), &shape)).ok())
       return fail("db", s.message(), kExitUsage);
-    return db_best(*db, cmd.shape.empty() ? "" : shape.name(), cmd.limit);
+    return db_best(*db, cmd.shape.empty() ? "" : shape.key(), cmd.limit);
   }
   if (cmd.action == "failures") return db_failures(*db, cmd.run, cmd.limit);
   if (cmd.action == "show" && need(1)) return db_show(*db, cmd.ids[0], cmd.full);
   if (cmd.action == "lineage" && need(1)) return db_lineage(*db, cmd.ids[0]);
   if (cmd.action == "diff" && need(2)) return db_diff(*db, cmd.ids[0], cmd.ids[1]);
   return fail("db",
-              "usage: kopt db runs | list [--run ID] | show ID | best [--shape KxN] | lineage ID | "
+              "usage: kopt db runs | list [--run ID] | show ID | best [--shape S [--problem P]] | "
+              "lineage ID | "
               "diff A B | failures [--run ID]",
               kExitUsage);
 }
 
 int run_demo(RunCommand cmd) {
-  if (cmd.shape.empty()) cmd.shape = "5120x256";
+  const Problem* problem = nullptr;
+  Status ps = problem_by_id(cmd.problem, &problem);
+  if (!ps.ok()) return fail("demo", ps.message(), kExitUsage);
+  if (cmd.shape.empty()) {
+    // The problem's smallest shape of its first suite: the demo stays quick.
+    const std::vector<Suite> suites = problem->suites(shape_defaults(cmd.group));
+    if (suites.empty() || suites[0].shapes.empty())
+      return fail("demo", "give --shape: the problem has no suite", kExitUsage);
+    Shape smallest = suites[0].shapes[0].shape;
+    for (const auto& e : suites[0].shapes)
+      if (shape_bytes(e.shape) < shape_bytes(smallest)) smallest = e.shape;
+    cmd.shape = smallest.name();
+  }
   if (!cmd.budget) cmd.budget = 12;
   if (cmd.db_path.empty()) cmd.db_path = "kopt-demo.db";
   cmd.worker_command = {executable_dir() + "/kopt-worker", "--host-demo"};
@@ -518,12 +535,13 @@ int run_demo(RunCommand cmd) {
   Status s = Database::open_existing(cmd.db_path, &db);
   if (!s.ok()) return fail("demo", s.message(), kExitInternal);
   Shape shape;
-  if (!(s = parse_shape(cmd.shape, cmd.group, &shape)).ok())
+  if (!(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape)).ok())
     return fail("demo", s.message(), kExitUsage);
-  fmt::print("\n$ kopt db best --db {} --shape {}\n", cmd.db_path, shape.name());
-  db_best(*db, shape.name(), 3);
+  fmt::print("\n$ kopt db best --db {} --problem {} --shape {}\n", cmd.db_path, shape.problem,
+             shape.name());
+  db_best(*db, shape.key(), 3);
   std::vector<BestRow> best;
-  if (db->best(shape.name(), "", 1, &best).ok() && !best.empty()) {
+  if (db->best(shape.key(), "", 1, &best).ok() && !best.empty()) {
     fmt::print("\n$ kopt db lineage {} --db {}\n", best[0].candidate.id, cmd.db_path);
     db_lineage(*db, best[0].candidate.id);
   }
@@ -538,6 +556,7 @@ int run_report(const ReportCommand& cmd) {
   o.db_label = cmd.db_path;
   o.run_id = cmd.run;
   o.shapes = cmd.shapes;
+  o.problem = cmd.problem;
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));

@@ -9,6 +9,7 @@
 namespace kopt {
 
 struct RunCommand {
+  std::string problem;  // empty: the default problem
   std::string shape;
   std::string suite;  // instead of shape: one run per shape of this suite, in turn
   int64_t group = 64;
@@ -40,6 +41,7 @@ struct DbCommand {
   std::string db_path = "kopt.db";
   std::string action;  // runs | list | show | best | lineage | diff | failures
   std::vector<int64_t> ids;
+  std::string problem;  // of --shape (empty: the default problem)
   std::string shape;
   int64_t run = 0;
   int limit = 20;
@@ -50,6 +52,7 @@ int run_db(const DbCommand& cmd);
 struct ReportCommand {
   std::string db_path = "kopt.db";
   int64_t run = 0;                  // 0: every run
+  std::string problem;              // of the shapes (empty: the default problem)
   std::vector<std::string> shapes;  // empty: every shape
   std::string out_dir;              // index.html is written there
 };

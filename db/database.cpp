@@ -104,6 +104,13 @@ CREATE TABLE profiles(
   created_at TEXT NOT NULL);
 CREATE INDEX profiles_candidate ON profiles(candidate_id);
 )sql",
+    // 2 -> 3: problems are plug-ins; a shape is stored as its key
+    // "problem:shape". Every shape before this version was a W4A16 GEMV one.
+    R"sql(
+UPDATE runs SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
+UPDATE evaluations SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
+UPDATE profiles SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
+)sql",
 };
 
 // A prepared statement with positional binding; finalised on scope exit.

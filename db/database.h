@@ -19,11 +19,11 @@ struct sqlite3;
 
 namespace kopt {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 struct RunRecord {
   int64_t id = 0;
-  std::string shape;        // "KxN" or "KxN/gG"
+  std::string shape;        // the shape's key, "problem:shape" (Shape::key)
   std::string config_json;  // the effective configuration
   std::string proposers;    // e.g. "mutator, llm:gpt-x"
   int64_t budget_candidates = 0;

@@ -1,8 +1,10 @@
 // How the library picks a generic kernel for a shape it has no tuned entry
 // for, from times `kopt export --measure-generic` measured for every generic
-// variant on a set of probe shapes. Header-only and dependency-free: the
-// library runs it at kopt_w4a16_create, and `kopt export` runs the same code
-// to check the rule on shapes it leaves out (leave-one-out).
+// variant on a set of probe shapes. Header-only and dependency-free: each
+// problem's library runs it when weights are prepared, and `kopt export`
+// runs the same code to check the rule on shapes it leaves out
+// (leave-one-out). A shape is seen through two of its variables, x and y
+// (the problem's LibrarySpec names them: K and N for a GEMV).
 #pragma once
 
 #include <cmath>
@@ -12,20 +14,21 @@
 // One probe shape and each variant's median time there, in µs (0: the
 // variant does not run that shape, or failed there).
 struct KoptGenericProbe {
-  long long K, N, G;
+  long long x, y;
   float us[KOPT_MAX_GENERIC_VARIANTS];
 };
 
-// The variant (index into the generic table) for shape K x N: among the
+// The variant (index into the generic table) for shape (x, y): among the
 // `supported` variants, the one whose time relative to the fastest variant
 // is lowest on average (geometric mean, weighted by inverse squared
-// distance) over the `neighbours` probes nearest in (log2 K, log2 N) — a
-// shape's cost is set by how many columns share the GPU and how long each
-// row is, both scale-like, and a far probe says little. A variant with no
-// time at a neighbour counts there as twice the fastest (it was not measured
-// there, so it is not trusted there). Probe `skip` is ignored (leave-one-out
-// checks; -1 for none). Returns -1 when no variant is supported.
-inline int kopt_choose_generic(long long K, long long N, const KoptGenericProbe* probes,
+// distance) over the `neighbours` probes nearest in (log2 x, log2 y) — for a
+// GEMV a shape's cost is set by how long each row is (K) and how many
+// columns share the GPU (N), both scale-like, and a far probe says little.
+// A variant with no time at a neighbour counts there as twice the fastest
+// (it was not measured there, so it is not trusted there). Probe `skip` is
+// ignored (leave-one-out checks; -1 for none). Returns -1 when no variant is
+// supported.
+inline int kopt_choose_generic(long long x, long long y, const KoptGenericProbe* probes,
                                int probe_count, int variants, const bool* supported,
                                int neighbours = 4, int skip = -1) {
   if (variants > KOPT_MAX_GENERIC_VARIANTS) variants = KOPT_MAX_GENERIC_VARIANTS;
@@ -39,11 +42,11 @@ inline int kopt_choose_generic(long long K, long long N, const KoptGenericProbe*
   int nearest[kMaxNeighbours];
   double distance[kMaxNeighbours];
   int found = 0;
-  const double lk = std::log2((double)K), ln = std::log2((double)N);
+  const double lx = std::log2((double)x), ly = std::log2((double)y);
   for (int p = 0; p < probe_count; ++p) {
     if (p == skip) continue;
-    const double dk = std::log2((double)probes[p].K) - lk, dn = std::log2((double)probes[p].N) - ln;
-    const double d = dk * dk + dn * dn;
+    const double dx = std::log2((double)probes[p].x) - lx, dy = std::log2((double)probes[p].y) - ly;
+    const double d = dx * dx + dy * dy;
     int at = found < neighbours ? found++ : neighbours;
     while (at > 0 && distance[at - 1] > d) {
       if (at < neighbours) nearest[at] = nearest[at - 1], distance[at] = distance[at - 1];

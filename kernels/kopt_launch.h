@@ -38,11 +38,11 @@
 #define KOPT_HOST_PASS 1
 #endif
 
-// The shape and device a contract's expressions see.
-struct KoptShapeArgs {
-  long long K, N, G;
-  long long warp, sms;
-};
+// The problem's shape variables, written by `kopt export` beside the entries:
+// struct KoptShapeArgs (one long long per variable, then warp and sms),
+// kopt_same_shape, and kopt_rule_x / kopt_rule_y (the two variables the
+// generic rule measures distance in).
+#include "kopt_problem.h"
 
 // The contract's helper functions, on the host.
 inline long long kopt_cdiv(long long a, long long b) { return (a + b - 1) / b; }
@@ -50,23 +50,18 @@ inline long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b) *
 inline long long kopt_min(long long a, long long b) { return a < b ? a : b; }
 inline long long kopt_max(long long a, long long b) { return a > b ? a : b; }
 
-#define KOPT_CONTRACT_VARIABLES(a)                                                 \
-  const long long K = (a).K, N = (a).N, G = (a).G, WARP = (a).warp, SMS = (a).sms; \
-  (void)K;                                                                         \
-  (void)N;                                                                         \
-  (void)G;                                                                         \
-  (void)WARP;                                                                      \
-  (void)SMS
-
+// One kernel of the library: a tuned shape's or a generic variant's launch
+// code. A call's kernels take the four role pointers (x, the weights, y, the
+// workspace) and the shape's variables.
 struct KoptKernelEntry {
-  long long K, N, G;  // the tuned shape; 0 for a generic fallback
+  KoptShapeArgs shape;  // the tuned shape; all 0 for a generic variant
   const char* description;
   bool (*supported)(const KoptShapeArgs&);
   long long (*packed_bytes)(const KoptShapeArgs&);
   long long (*workspace_bytes)(const KoptShapeArgs&);
   hipError_t (*relayout)(const KoptShapeArgs&, const unsigned char* canonical,
                          unsigned char* packed, hipStream_t);
-  hipError_t (*gemv)(const KoptShapeArgs&, const __half* x, const unsigned char* w, float* y,
+  hipError_t (*call)(const KoptShapeArgs&, const __half* x, const unsigned char* w, float* y,
                      float* ws, hipStream_t);
   bool has_relayout;
 };

@@ -240,8 +240,8 @@ std::string contract_json(const CandidateSpec& spec) {
 Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits& limits,
                      LaunchPlan* plan) {
   *plan = LaunchPlan();
-  Variables vars = {
-      {"K", shape.K}, {"N", shape.N}, {"G", shape.G}, {"WARP", limits.warp}, {"SMS", limits.sms}};
+  Variables vars = {{"WARP", limits.warp}, {"SMS", limits.sms}};
+  for (const auto& [name, value] : shape.vars) vars[name] = value;
   for (const auto& [name, value] : c.params) vars[name] = value;
   for (const auto& r : c.spec.requires_) {
     int64_t v;

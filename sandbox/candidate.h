@@ -14,11 +14,13 @@
 //     "nondeterministic": false }
 //   */
 //
-// Expressions (sandbox/expr.h) see K, N, G, WARP (the device's warp size), SMS
-// (multiprocessors) and every parameter; parameters also reach the source as
-// macros (-DROWS=4). Kernel signatures are fixed (README "Candidate contract"):
-//   gemv-like:  (const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G)
-//   relayout:   (const kopt_u8* canonical, kopt_u8* packed, int K, int N, int G)
+// Expressions (sandbox/expr.h) see the shape's variables (K, N, G for
+// W4A16), WARP (the device's warp size), SMS (multiprocessors) and every
+// parameter; parameters also reach the source as macros (-DROWS=4). Kernel
+// signatures are fixed by role (README "Candidate contract"), the shape's
+// variables following as int in the problem's order:
+//   call kernels:  (const __half* x, const kopt_u8* w, float* y, float* ws, int vars...)
+//   relayout:      (const kopt_u8* canonical, kopt_u8* packed, int vars...)
 #pragma once
 
 #include <array>

@@ -1,6 +1,9 @@
 #include "sandbox/device_runner.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -20,22 +23,6 @@ namespace {
 // zeroing the contract promises, so reliance on fresh memory shows; it is
 // never empty, so every call gets a valid pointer.
 constexpr size_t kMinWorkspaceBytes = 256;
-
-// The vendor BLAS baseline's load-time step: the canonical weights
-// dequantised to fp16, row n holding the K weights of output n.
-const char* const kDequantizeKernel = R"(
-KOPT_KERNEL void kopt_dequantize_fp16(const kopt_u8* w, __half* out, int K, int N, int G) {
-  const kopt_u64 i = (kopt_u64)blockIdx.x * blockDim.x + threadIdx.x;  // one byte: two weights
-  if (i >= (kopt_u64)N * (K / 2)) return;
-  const kopt_u64 n = i / (K / 2);
-  const int k = (int)(i % (K / 2)) * 2;
-  const kopt_u64 g = n * (K / G) + k / G;
-  const float s = __half2float(kopt_canonical_scales(w, K, N, G)[g]);
-  const float o = __half2float(kopt_canonical_offsets(w, K, N, G)[g]);
-  out[n * K + k] = __float2half(s * (float)(w[i] & 15) + o);
-  out[n * K + k + 1] = __float2half(s * (float)(w[i] >> 4) + o);
-}
-)";
 
 struct Module {
   hipModule_t module = nullptr;
@@ -75,9 +62,10 @@ bool fail(EvalResult& r, Verdict v, const std::string& message) {
 }  // namespace
 
 struct DeviceRunner::Impl {
-  // The vendor BLAS baseline and its dequantisation, created on first use.
+  // The vendor BLAS baseline and each problem's dequantisation, created on
+  // first use.
   std::unique_ptr<VendorBlas> blas;
-  hipFunction_t dequantize = nullptr;
+  std::map<std::string, hipFunction_t> dequantize;
 };
 
 std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
@@ -93,7 +81,34 @@ DeviceRunner::~DeviceRunner() = default;
 
 namespace {
 
-// The vendor BLAS baseline: a built-in dequantisation to fp16 is its
+// A kernel's arguments: the role pointers, then the shape's variables as
+// int in the problem's order. Built on the stack for each launch (the
+// launch copies the values).
+constexpr size_t kMaxVariables = 12;
+struct KernelArgs {
+  std::array<const void*, 4> pointers{};
+  std::array<int, kMaxVariables> ints{};
+  size_t pointer_count = 0, int_count = 0;
+  std::array<void*, 4 + kMaxVariables> slots{};
+  void** get() {
+    size_t n = 0;
+    for (size_t i = 0; i < pointer_count; ++i) slots[n++] = &pointers[i];
+    for (size_t i = 0; i < int_count; ++i) slots[n++] = &ints[i];
+    return slots.data();
+  }
+};
+
+// The variables part of every kernel's arguments; false when the problem
+// declares more variables than a launch carries.
+bool kernel_variables(const Problem& problem, const Shape& shape, KernelArgs* out) {
+  const std::vector<std::string> names = problem.variables();
+  if (names.size() > kMaxVariables) return false;
+  out->int_count = names.size();
+  for (size_t i = 0; i < names.size(); ++i) out->ints[i] = static_cast<int>(shape.var(names[i]));
+  return true;
+}
+
+// The vendor BLAS baseline: the problem's dequantisation to fp16 is its
 // load-time re-layout, the library's GEMV its call.
 bool prepare_baseline(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Impl& impl,
                       Loaded& loaded, EvalResult& result, const StageCallback& enter) {
@@ -106,28 +121,38 @@ bool prepare_baseline(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Impl
     impl.blas = VendorBlas::create(stream, &why);
     if (!impl.blas) return fail(result, Verdict::kInternalError, why);
   }
-  if (impl.dequantize == nullptr) {
+  const Problem* problem = find_problem(req.shape.problem);
+  if (!problem || problem->device_dequantize().empty())
+    return fail(result, Verdict::kContractError,
+                "the problem " + req.shape.problem + " has no vendor BLAS baseline");
+  hipFunction_t& dq = impl.dequantize[problem->id()];
+  if (dq == nullptr) {
     void* f = nullptr;
-    Status bs = gpu.load_builtin(kDequantizeKernel, "kopt_dequantize_fp16", &f);
+    Status bs = gpu.load_builtin(problem->device_dequantize(), "kopt_dequantize_fp16", &f, problem);
     if (!bs.ok()) return fail(result, Verdict::kInternalError, bs.message());
-    impl.dequantize = reinterpret_cast<hipFunction_t>(f);
+    dq = reinterpret_cast<hipFunction_t>(f);
   }
-  const int K = static_cast<int>(req.shape.K), N = static_cast<int>(req.shape.N),
-            G = static_cast<int>(req.shape.G);
+  int64_t rows = 0, cols = 0;
+  problem->dense_dims(req.shape, &rows, &cols);
+  const int K = static_cast<int>(cols), N = static_cast<int>(rows);
+  KernelArgs vars;
+  if (!kernel_variables(*problem, req.shape, &vars))
+    return fail(result, Verdict::kInternalError, "the problem has too many variables");
   ResolvedLaunch dequantize;
-  dequantize.grid = {static_cast<uint32_t>((static_cast<int64_t>(N) * (K / 2) + 255) / 256), 1, 1};
+  dequantize.grid = {static_cast<uint32_t>((rows * cols + 255) / 256), 1, 1};
   dequantize.block = {256, 1, 1};
-  hipFunction_t dq = impl.dequantize;
+  hipFunction_t dq_fn = dq;
   VendorBlas* blas = impl.blas.get();
   gpu.set_call([blas, K, N](const void* x, const void* w, void* y,
                             void*) { return blas->gemv(w, x, y, K, N); },
-               [dq, dequantize, stream, K, N, G](const void* canonical, void* packed) {
-                 int k = K, n = N, g = G;
-                 void* args[] = {&canonical, &packed, &k, &n, &g};
-                 return launch(dq, dequantize, stream, args);
+               [dq_fn, dequantize, stream, vars](const void* canonical, void* packed) {
+                 KernelArgs args = vars;
+                 args.pointers = {canonical, packed};
+                 args.pointer_count = 2;
+                 return launch(dq_fn, dequantize, stream, args.get());
                });
   loaded.traits.has_relayout = true;
-  loaded.traits.packed_bytes = static_cast<size_t>(N) * K * 2;
+  loaded.traits.packed_bytes = static_cast<size_t>(rows * cols) * 2;
   loaded.traits.workspace_bytes = kMinWorkspaceBytes;
   loaded.traits.baseline = true;
   result.candidate_key = req.baseline;
@@ -170,7 +195,9 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
   for (const auto& d : parameter_defines(candidate)) options.push_back(d);
   for (const auto& o : options)
     result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
-  s = rtc_compile(assemble_source(cleaned), options, &out->compiled);
+  const Problem* problem = find_problem(req.shape.problem);
+  if (!problem) return fail(result, Verdict::kInternalError, "no problem " + req.shape.problem);
+  s = rtc_compile(assemble_source(*problem, cleaned), options, &out->compiled);
   result.log = out->compiled.log.substr(0, 16384);
   if (!s.ok()) return fail(result, Verdict::kInternalError, s.message());
   if (!out->compiled.compiled) {
@@ -228,22 +255,27 @@ bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, E
   if (plan.relayout && !bind(plan.relayout->kernel, &relayout)) return false;
 
   hipStream_t stream = static_cast<hipStream_t>(gpu.stream());
-  const int K = static_cast<int>(req.shape.K), N = static_cast<int>(req.shape.N),
-            G = static_cast<int>(req.shape.G);
+  const Problem* problem = find_problem(req.shape.problem);
+  if (!problem) return fail(result, Verdict::kInternalError, "no problem " + req.shape.problem);
+  KernelArgs vars;
+  if (!kernel_variables(*problem, req.shape, &vars))
+    return fail(result, Verdict::kInternalError, "the problem has too many variables");
   GpuDevice::RelayoutFn relayout_fn;
   if (relayout) {
     const ResolvedLaunch rl = *plan.relayout;
-    relayout_fn = [relayout, rl, stream, K, N, G](const void* canonical, void* packed) {
-      int k = K, n = N, g = G;
-      void* args[] = {&canonical, &packed, &k, &n, &g};
-      return launch(relayout, rl, stream, args);
+    relayout_fn = [relayout, rl, stream, vars](const void* canonical, void* packed) {
+      KernelArgs args = vars;
+      args.pointers = {canonical, packed};
+      args.pointer_count = 2;
+      return launch(relayout, rl, stream, args.get());
     };
   }
   gpu.set_call(
-      [call, stream, K, N, G](const void* x, const void* w, void* y, void* ws) {
-        int k = K, n = N, g = G;
-        void* args[] = {&x, &w, &y, &ws, &k, &n, &g};
-        for (const auto& [f, l] : call) KOPT_RETURN_IF_ERROR(launch(f, l, stream, args));
+      [call, stream, vars](const void* x, const void* w, void* y, void* ws) {
+        KernelArgs args = vars;
+        args.pointers = {x, w, y, ws};
+        args.pointer_count = 4;
+        for (const auto& [f, l] : call) KOPT_RETURN_IF_ERROR(launch(f, l, stream, args.get()));
         return Status();
       },
       relayout_fn);
@@ -259,7 +291,7 @@ bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, E
 
 EvalResult DeviceRunner::evaluate(const EvalRequest& req, const StageCallback& stage) {
   EvalResult result;
-  result.shape = req.shape.name();
+  result.shape = req.shape.key();
   result.device = gpu_->info();
   auto enter = [&](const std::string& s) {
     result.stage = s;
@@ -313,7 +345,7 @@ bool compile_without_device(const EvalRequest& req, CompiledCandidate* cc, EvalR
 
 EvalResult check_without_device(const EvalRequest& req, const std::string& why) {
   EvalResult result;
-  result.shape = req.shape.name();
+  result.shape = req.shape.key();
   if (!req.baseline.empty()) {
     Status s = validate_shape(req.shape);
     fail(result, s.ok() ? Verdict::kNoDevice : Verdict::kContractError, s.ok() ? why : s.message());
@@ -342,7 +374,7 @@ DeviceInfo host_demo_device() { return HostDevice(host_demo_options()).info(); }
 
 EvalResult evaluate_on_host_demo(const EvalRequest& req, const StageCallback& stage) {
   EvalResult result;
-  result.shape = req.shape.name();
+  result.shape = req.shape.key();
   CompiledCandidate cc;
   std::string arch;
   if (!compile_without_device(req, &cc, result, stage, &arch)) return result;
@@ -355,7 +387,7 @@ EvalResult evaluate_on_host_demo(const EvalRequest& req, const StageCallback& st
   HostProgram program;
   const double bw = device.info().read_bandwidth_gbps;
   program.call = [fraction, bw](HostLaunch& l) {
-    host_gemv(l.x, l.w, l.y, l.shape);
+    host_reference(l.x, l.w, l.y, l.shape);
     l.cost_us = modelled_time_us(l.shape, bw, fraction);
   };
   program.traits.workspace_bytes =

@@ -92,9 +92,10 @@ bool is_fault_code(int code) {
 }
 
 // kopt's trusted kernels. kopt_random_x is random_x_value (sandbox/device.h)
-// written for the device; the reference is computed in fp64 from kopt's own
-// copy of x (written by kopt_fill_random_x next to the candidate's copy, at
-// an address no candidate is given) and kopt's canonical weights.
+// written for the device; the reference (the problem's kopt_reference) is
+// computed in fp64 from kopt's own copy of x (written by kopt_fill_random_x
+// next to the candidate's copy, at an address no candidate is given) and
+// kopt's canonical weights.
 const char* const kTrustedKernels = R"(
 KOPT_INLINE float kopt_random_x(kopt_u64 seed, kopt_u64 stream, kopt_u64 k) {
   kopt_u64 z = seed ^ (stream * 0x9E3779B97F4A7C15ull) ^ (k * 0xD1B54A32D192ED03ull);
@@ -115,52 +116,34 @@ KOPT_KERNEL void kopt_fill_random_x(__half* const* xs, __half* trusted, const ko
   trusted[(kopt_u64)c * K + k] = v;
 }
 
-// grid (N, count), 128 threads: block (n, c) computes output n of call c in
-// fp64 and compares; blocks of column 0 also compare the call's x with kopt's
-// copy. stats[c] = {bad, not_written, first_bad, x_changed}.
-KOPT_KERNEL void kopt_check_calls(const __half* const* xs, const float* const* ys, const kopt_u8* const* weights,
-                                  const int* trusted_slot, const __half* trusted, const kopt_u64* streams,
-                                  kopt_u64 seed, int K, int N, int G, kopt_u32* stats, double* refs) {
-  __shared__ double partial[128];
-  const int n = blockIdx.x, c = blockIdx.y;
-  const __half* x = trusted + (kopt_u64)trusted_slot[c] * K;
-  const kopt_u8* w = weights[c];
-  const kopt_u8* q = w + (kopt_u64)n * (K / 2);
-  const __half* scales = kopt_canonical_scales(w, K, N, G) + (kopt_u64)n * (K / G);
-  const __half* offsets = kopt_canonical_offsets(w, K, N, G) + (kopt_u64)n * (K / G);
-  double acc = 0;
-  for (int k = threadIdx.x; k < K; k += blockDim.x) {
-    const kopt_u8 b = q[k >> 1];
-    const double qv = (double)((k & 1) ? (b >> 4) : (b & 15));
-    const double wv = (double)__half2float(scales[k / G]) * qv + (double)__half2float(offsets[k / G]);
-    acc += (double)__half2float(x[k]) * wv;
-  }
-  partial[threadIdx.x] = acc;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    const double ref = partial[0];
-    refs[(kopt_u64)c * N + n] = ref;
-    const float got = ys[c][n];
+// grid (cdiv(Y, 256), count): compares output i of call c with kopt's
+// reference (refs, from the problem's kopt_reference); blocks of column 0
+// also compare the call's x with kopt's copy. stats[c] = {bad, not_written,
+// first_bad, x_changed}.
+KOPT_KERNEL void kopt_compare_calls(const __half* const* xs, const float* const* ys,
+                                    const __half* const* trusted_xs, const kopt_u64* streams,
+                                    kopt_u64 seed, int X, int Y, double atol, double rtol,
+                                    kopt_u32* stats, const double* refs) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
+  if (i < Y) {
+    const double ref = refs[(kopt_u64)c * Y + i];
+    const float got = ys[c][i];
     const bool poison = __float_as_uint(got) == 0xFFFFFFFFu;
     const double err = (double)got - ref;
-    if (poison || !(err <= 1e-2 + 1e-2 * fabs(ref) && -err <= 1e-2 + 1e-2 * fabs(ref))) {
+    if (poison || !(err <= atol + rtol * fabs(ref) && -err <= atol + rtol * fabs(ref))) {
       atomicAdd(&stats[c * 4 + 0], 1u);
       if (poison) atomicAdd(&stats[c * 4 + 1], 1u);
-      atomicMin(&stats[c * 4 + 2], (kopt_u32)n);
+      atomicMin(&stats[c * 4 + 2], (kopt_u32)i);
     }
   }
-  if (n == 0) {
+  if (blockIdx.x == 0) {
     // The candidate's x and kopt's copy, both against x regenerated from its
     // stream: a write into kopt's copy (found by address arithmetic past the
     // guard bands) shows here too.
     const unsigned short* mine = reinterpret_cast<const unsigned short*>(xs[c]);
-    const unsigned short* kopts = reinterpret_cast<const unsigned short*>(x);
+    const unsigned short* kopts = reinterpret_cast<const unsigned short*>(trusted_xs[c]);
     kopt_u32 changed = 0;
-    for (int k = threadIdx.x; k < K; k += blockDim.x) {
+    for (int k = threadIdx.x; k < X; k += blockDim.x) {
       const unsigned short v = __half_as_ushort(__float2half(kopt_random_x(seed, streams[c], (kopt_u64)k)));
       changed += (mine[k] != v) + (kopts[k] != v);
     }
@@ -220,10 +203,15 @@ KOPT_KERNEL void kopt_read_bandwidth(const uint4* __restrict__ p, kopt_u64 n16, 
 }
 )";
 
-Status load_kernel(const char* source, const char* name, const std::vector<std::string>& options,
-                   Module* module, hipFunction_t* function) {
+// Compiles one of kopt's own kernels after kopt's prelude (and the
+// problem's helpers, when it is the problem's kernel).
+Status load_kernel(const std::string& source, const char* name,
+                   const std::vector<std::string>& options, Module* module, hipFunction_t* function,
+                   const Problem* problem = nullptr) {
   RtcOutput compiled;
-  KOPT_RETURN_IF_ERROR(rtc_compile(assemble_source(source), options, &compiled));
+  const std::string full = (problem ? problem_prelude(*problem) : std::string(device_prelude())) +
+                           "\n#line 1 \"kopt_kernel.hip\"\n" + source;
+  KOPT_RETURN_IF_ERROR(rtc_compile(full, options, &compiled));
   if (!compiled.compiled)
     return Status::error(std::string("kopt's kernel ") + name +
                          " does not compile: " + compiled.log);
@@ -249,7 +237,9 @@ struct GpuDevice::Impl {
   hipEvent_t start = nullptr, stop = nullptr;
   // kopt's own kernels, compiled once per worker.
   Module trusted;
-  hipFunction_t fill_x = nullptr, check = nullptr, digest = nullptr, poison = nullptr;
+  hipFunction_t fill_x = nullptr, compare = nullptr, digest = nullptr, poison = nullptr;
+  // Each problem's trusted reference (Problem::device_reference), by id.
+  std::map<std::string, std::pair<std::unique_ptr<Module>, hipFunction_t>> references;
   std::vector<std::unique_ptr<Module>> builtins;
   // Trusted copies of the x written by fill_random_x: which slot holds x
   // buffer id's contents.
@@ -280,9 +270,21 @@ struct GpuDevice::Impl {
     if (fill_x) return Status();
     KOPT_RETURN_IF_ERROR(
         load_kernel(kTrustedKernels, "kopt_fill_random_x", base_options, &trusted, &fill_x));
-    KOPT_GPU_CHECK(hipModuleGetFunction(&check, trusted.module, "kopt_check_calls"));
+    KOPT_GPU_CHECK(hipModuleGetFunction(&compare, trusted.module, "kopt_compare_calls"));
     KOPT_GPU_CHECK(hipModuleGetFunction(&digest, trusted.module, "kopt_checksum"));
     KOPT_GPU_CHECK(hipModuleGetFunction(&poison, trusted.module, "kopt_poison_shared"));
+    return Status();
+  }
+  Status load_reference(const Problem& problem, hipFunction_t* f) {
+    auto it = references.find(problem.id());
+    if (it == references.end()) {
+      auto module = std::make_unique<Module>();
+      hipFunction_t fn = nullptr;
+      KOPT_RETURN_IF_ERROR(load_kernel(problem.device_reference(), "kopt_reference", base_options,
+                                       module.get(), &fn, &problem));
+      it = references.emplace(problem.id(), std::make_pair(std::move(module), fn)).first;
+    }
+    *f = it->second.second;
     return Status();
   }
 };
@@ -346,10 +348,11 @@ void GpuDevice::set_call(CallFn call, RelayoutFn relayout) {
 void* GpuDevice::stream() const { return impl_->stream; }
 const std::vector<std::string>& GpuDevice::base_options() const { return impl_->base_options; }
 
-Status GpuDevice::load_builtin(const char* source, const char* name, void** function) {
+Status GpuDevice::load_builtin(const std::string& source, const char* name, void** function,
+                               const Problem* problem) {
   auto module = std::make_unique<Module>();
   hipFunction_t f = nullptr;
-  KOPT_RETURN_IF_ERROR(load_kernel(source, name, impl_->base_options, module.get(), &f));
+  KOPT_RETURN_IF_ERROR(load_kernel(source, name, impl_->base_options, module.get(), &f, problem));
   impl_->builtins.push_back(std::move(module));
   *function = reinterpret_cast<void*>(f);
   return Status();
@@ -580,14 +583,18 @@ Status GpuDevice::check_calls(const Shape& shape, uint64_t seed,
                               const std::vector<CallCheck>& checks,
                               std::vector<CallCheckResult>* results) {
   Impl& im = *impl_;
+  const Problem* problem = find_problem(shape.problem);
+  if (!problem) return Status::error("check_calls: no registered problem " + shape.problem);
   KOPT_RETURN_IF_ERROR(im.load_trusted());
+  hipFunction_t reference = nullptr;
+  KOPT_RETURN_IF_ERROR(im.load_reference(*problem, &reference));
   const size_t count = checks.size();
   results->assign(count, CallCheckResult());
   if (count == 0) return Status();
-  // Tables: x, y and weight pointers and x streams (8 bytes each), then the trusted slots.
-  std::vector<void*> xs(count), ys(count), ws(count);
+  const int64_t X = problem->x_elements(shape), Y = problem->y_elements(shape);
+  // Tables (8 bytes per call each): x, y, weights, kopt's x, x streams.
+  std::vector<void*> xs(count), ys(count), ws(count), trusted(count);
   std::vector<uint64_t> streams(count);
-  std::vector<int> slots(count);
   for (size_t i = 0; i < count; ++i) {
     GuardedBuffer *x = im.find(checks[i].x), *y = im.find(checks[i].y),
                   *w = im.find(checks[i].canonical);
@@ -598,30 +605,41 @@ Status GpuDevice::check_calls(const Shape& shape, uint64_t seed,
     xs[i] = x->user();
     ys[i] = y->user();
     ws[i] = w->user();
+    trusted[i] = static_cast<char*>(im.trusted_x.ptr) + static_cast<size_t>(slot->second) * X * 2;
     streams[i] = checks[i].x_stream;
-    slots[i] = slot->second;
   }
-  KOPT_RETURN_IF_ERROR(im.tables.reserve(count * 36));
+  KOPT_RETURN_IF_ERROR(im.tables.reserve(count * 40));
   KOPT_RETURN_IF_ERROR(im.stats.reserve(count * 16));
-  KOPT_RETURN_IF_ERROR(im.refs.reserve(count * static_cast<size_t>(shape.N) * 8));
+  KOPT_RETURN_IF_ERROR(im.refs.reserve(count * static_cast<size_t>(Y) * 8));
   KOPT_GPU_CHECK(hipStreamSynchronize(im.stream));
   char* t = static_cast<char*>(im.tables.ptr);
   KOPT_GPU_CHECK(hipMemcpyHtoD(t, xs.data(), count * 8));
   KOPT_GPU_CHECK(hipMemcpyHtoD(t + count * 8, ys.data(), count * 8));
   KOPT_GPU_CHECK(hipMemcpyHtoD(t + count * 16, ws.data(), count * 8));
-  KOPT_GPU_CHECK(hipMemcpyHtoD(t + count * 24, streams.data(), count * 8));
-  KOPT_GPU_CHECK(hipMemcpyHtoD(t + count * 32, slots.data(), count * 4));
+  KOPT_GPU_CHECK(hipMemcpyHtoD(t + count * 24, trusted.data(), count * 8));
+  KOPT_GPU_CHECK(hipMemcpyHtoD(t + count * 32, streams.data(), count * 8));
   std::vector<uint32_t> init(count * 4, 0);
   for (size_t i = 0; i < count; ++i) init[i * 4 + 2] = 0xFFFFFFFFu;
   KOPT_GPU_CHECK(hipMemcpyHtoD(im.stats.ptr, init.data(), count * 16));
-  void *xt = t, *yt = t + count * 8, *wt = t + count * 16, *strt = t + count * 24,
-       *st = t + count * 32;
-  int K = static_cast<int>(shape.K), N = static_cast<int>(shape.N), G = static_cast<int>(shape.G);
-  unsigned long long x_seed = seed;
-  void* args[] = {&xt,     &yt, &wt, &st, &im.trusted_x.ptr, &strt,
-                  &x_seed, &K,  &N,  &G,  &im.stats.ptr,     &im.refs.ptr};
-  KOPT_GPU_CHECK(hipModuleLaunchKernel(im.check, static_cast<unsigned>(N),
+  void *xt = t, *yt = t + count * 8, *wt = t + count * 16, *tt = t + count * 24,
+       *strt = t + count * 32;
+
+  // The problem's reference: (xs, weights, refs, one int per variable).
+  std::vector<int> vars;
+  for (const std::string& v : problem->variables()) vars.push_back(static_cast<int>(shape.var(v)));
+  std::vector<void*> ref_args = {&tt, &wt, &im.refs.ptr};
+  for (int& v : vars) ref_args.push_back(&v);
+  KOPT_GPU_CHECK(hipModuleLaunchKernel(reference, static_cast<unsigned>(Y),
                                        static_cast<unsigned>(count), 1, 128, 1, 1, 0, im.stream,
+                                       ref_args.data(), nullptr));
+  int x_count = static_cast<int>(X), y_count = static_cast<int>(Y);
+  const Tolerance tol = problem->tolerance();
+  double atol = tol.atol, rtol = tol.rtol;
+  unsigned long long x_seed = seed;
+  void* args[] = {&xt,      &yt,   &tt,   &strt,         &x_seed,     &x_count,
+                  &y_count, &atol, &rtol, &im.stats.ptr, &im.refs.ptr};
+  KOPT_GPU_CHECK(hipModuleLaunchKernel(im.compare, static_cast<unsigned>((Y + 255) / 256),
+                                       static_cast<unsigned>(count), 1, 256, 1, 1, 0, im.stream,
                                        args, nullptr));
   KOPT_GPU_CHECK(hipStreamSynchronize(im.stream));
   std::vector<uint32_t> stats(count * 4);
@@ -636,7 +654,7 @@ Status GpuDevice::check_calls(const Shape& shape, uint64_t seed,
     float got = 0;
     KOPT_GPU_CHECK(hipMemcpyDtoH(
         &r.expected,
-        static_cast<char*>(im.refs.ptr) + (i * static_cast<size_t>(N) + r.first_bad) * 8, 8));
+        static_cast<char*>(im.refs.ptr) + (i * static_cast<size_t>(Y) + r.first_bad) * 8, 8));
     KOPT_GPU_CHECK(hipMemcpyDtoH(&got, static_cast<char*>(ys[i]) + r.first_bad * 4, 4));
     r.got = got;
   }

@@ -31,7 +31,8 @@ class GpuDevice : public Device {
   // Compile options for this device (architecture, warp size).
   const std::vector<std::string>& base_options() const;
   // Loads one of kopt's own kernels (compiled with the base options).
-  Status load_builtin(const char* source, const char* name, void** function);
+  Status load_builtin(const std::string& source, const char* name, void** function,
+                      const Problem* problem = nullptr);
 
   const DeviceInfo& info() const override { return info_; }
   double read_bandwidth_gbps() override;

@@ -8,12 +8,15 @@ namespace kopt {
 
 namespace {
 
-ProblemData problem_of(const uint16_t* x, const uint8_t* canonical, const Shape& shape) {
-  ProblemData d;
-  d.shape = shape;
-  d.x.assign(x, x + shape.K);
-  d.blob.assign(canonical, canonical + CanonicalLayout::of(shape).total_bytes);
-  return d;
+// The problem's instance over raw x and canonical weights; false when the
+// shape's problem is not registered.
+bool problem_of(const uint16_t* x, const uint8_t* canonical, const Shape& shape,
+                const Problem** problem, ProblemData* d) {
+  if (!(*problem = find_problem(shape.problem))) return false;
+  d->shape = shape;
+  d->x.assign(x, x + (*problem)->x_elements(shape));
+  d->weights.assign(canonical, canonical + (*problem)->weight_bytes(shape));
+  return true;
 }
 
 Status fault(const std::string& what) {
@@ -22,8 +25,11 @@ Status fault(const std::string& what) {
 
 }  // namespace
 
-void host_gemv(const uint16_t* x, const uint8_t* canonical, float* y, const Shape& shape) {
-  const std::vector<double> ref = reference_gemv(problem_of(x, canonical, shape));
+void host_reference(const uint16_t* x, const uint8_t* canonical, float* y, const Shape& shape) {
+  const Problem* problem = nullptr;
+  ProblemData d;
+  if (!problem_of(x, canonical, shape, &problem, &d)) return;
+  const std::vector<double> ref = problem->reference(d);
   for (size_t n = 0; n < ref.size(); ++n) y[n] = static_cast<float>(ref[n]);
 }
 
@@ -193,16 +199,22 @@ Status HostDevice::check_calls(const Shape& shape, uint64_t seed,
         written->second != std::make_pair(c.x_stream, seed))
       return Status::error(
           "check_calls: a buffer is unknown or its x was not written by fill_random_x");
+    const Problem* problem = find_problem(shape.problem);
+    if (!problem) return Status::error("check_calls: no registered problem " + shape.problem);
     // kopt's own x, regenerated: never read back from the candidate's buffer.
-    std::vector<uint16_t> mine(static_cast<size_t>(shape.K));
-    for (int64_t k = 0; k < shape.K; ++k)
+    const int64_t K = problem->x_elements(shape);
+    std::vector<uint16_t> mine(static_cast<size_t>(K));
+    for (int64_t k = 0; k < K; ++k)
       mine[static_cast<size_t>(k)] =
           float_to_half(random_x_value(seed, c.x_stream, static_cast<uint64_t>(k)));
     CallCheckResult& r = (*results)[i];
     const auto* seen = reinterpret_cast<const uint16_t*>(x->user());
-    for (int64_t k = 0; k < shape.K; ++k) r.x_changed += seen[k] != mine[static_cast<size_t>(k)];
-    const std::vector<double> ref = reference_gemv(problem_of(mine.data(), w->user(), shape));
-    Comparison cmp = compare_output(ref, reinterpret_cast<const float*>(y->user()), Tolerance{});
+    for (int64_t k = 0; k < K; ++k) r.x_changed += seen[k] != mine[static_cast<size_t>(k)];
+    ProblemData d;
+    problem_of(mine.data(), w->user(), shape, &problem, &d);
+    const std::vector<double> ref = problem->reference(d);
+    Comparison cmp =
+        compare_output(ref, reinterpret_cast<const float*>(y->user()), problem->tolerance());
     r.bad = cmp.bad;
     r.not_written = cmp.not_written;
     r.first_bad = cmp.first_bad;

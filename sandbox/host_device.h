@@ -21,7 +21,7 @@ namespace kopt {
 // block's worth of "shared memory" holding whatever was there before.
 struct HostLaunch {
   const uint16_t* x = nullptr;  // fp16 bits
-  const uint8_t* w = nullptr;   // the canonical blob or the re-layout's output
+  const uint8_t* w = nullptr;   // the canonical weights or the re-layout's output
   float* y = nullptr;
   float* ws = nullptr;
   Shape shape;
@@ -35,7 +35,7 @@ struct HostLaunch {
 
 struct HostProgram {
   std::function<void(HostLaunch&)> call;
-  // Optional load-time re-layout: canonical blob -> packed (traits.packed_bytes).
+  // Optional load-time re-layout: canonical weights -> packed (traits.packed_bytes).
   std::function<void(const uint8_t* canonical, uint8_t* packed, const Shape& shape)> relayout;
   CallTraits traits;
 };
@@ -105,9 +105,10 @@ class HostDevice : public Device {
   double clock_us_ = 0;
 };
 
-// An honest host GEMV of the canonical blob (fp64 accumulation), and the
-// time an honest kernel at `fraction` of the read bandwidth would take.
-void host_gemv(const uint16_t* x, const uint8_t* canonical, float* y, const Shape& shape);
+// An honest host kernel: the shape's problem's reference over x and the
+// canonical weights, rounded to fp32 into y; and the time an honest kernel
+// at `fraction` of the read bandwidth would take.
+void host_reference(const uint16_t* x, const uint8_t* canonical, float* y, const Shape& shape);
 double modelled_time_us(const Shape& shape, double read_bandwidth_gbps, double fraction);
 
 }  // namespace kopt

@@ -4,14 +4,36 @@ namespace kopt {
 
 using nlohmann::json;
 
+json shape_json(const Shape& shape) {
+  json vars = json::object();
+  for (const auto& [k, v] : shape.vars) vars[k] = v;
+  return json{{"problem", shape.problem}, {"vars", vars}};
+}
+
+Status shape_from_json(const json& j, Shape* out) {
+  Shape s;
+  try {
+    s.problem = j.at("problem").get<std::string>();
+    const json& vars = j.at("vars");
+    if (!vars.is_object()) return Status::error("malformed shape: \"vars\" is not an object");
+    for (auto it = vars.begin(); it != vars.end(); ++it)
+      s.vars[it.key()] = it.value().get<int64_t>();
+  } catch (const json::exception& e) {
+    return Status::error(std::string("malformed shape: ") + e.what());
+  }
+  *out = std::move(s);
+  return Status();
+}
+
 json to_json(const EvalRequest& r) {
   json params = json::object();
   for (const auto& [k, v] : r.params) params[k] = v;
   return json{{"op", "eval"},
+              {"protocol", kProtocolVersion},
               {"source", r.source},
               {"baseline", r.baseline},
               {"params", params},
-              {"shape", {{"K", r.shape.K}, {"N", r.shape.N}, {"G", r.shape.G}}},
+              {"shape", shape_json(r.shape)},
               {"seed", r.seed},
               {"trials", r.trials},
               {"time", r.time},
@@ -22,6 +44,12 @@ json to_json(const EvalRequest& r) {
 
 Status eval_request_from_json(const json& j, EvalRequest* out) {
   EvalRequest r;
+  const int version =
+      j.contains("protocol") && j["protocol"].is_number_integer() ? j["protocol"].get<int>() : 1;
+  if (version != kProtocolVersion)
+    return Status::error("eval request of protocol version " + std::to_string(version) +
+                         "; this kopt-worker speaks version " + std::to_string(kProtocolVersion) +
+                         " (kopt and kopt-worker come from different builds)");
   try {
     r.baseline = j.value("baseline", std::string());
     r.source =
@@ -29,8 +57,7 @@ Status eval_request_from_json(const json& j, EvalRequest* out) {
     if (j.contains("params"))
       for (auto it = j["params"].begin(); it != j["params"].end(); ++it)
         r.params[it.key()] = it.value().get<int64_t>();
-    const json& s = j.at("shape");
-    r.shape = Shape{s.at("K").get<int64_t>(), s.at("N").get<int64_t>(), s.value("G", int64_t{64})};
+    KOPT_RETURN_IF_ERROR(shape_from_json(j.at("shape"), &r.shape));
     r.seed = j.value("seed", uint64_t{1});
     r.trials = j.value("trials", 2);
     r.time = j.value("time", true);

@@ -11,15 +11,20 @@ Sandbox::Sandbox(SandboxOptions options)
       amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
       worker_(options_.worker_command, options_.limits, options_.events_on_stdout) {}
 
-AmdResources Sandbox::check_amd(const std::string& source,
+AmdResources Sandbox::check_amd(const std::string& problem_id, const std::string& source,
                                 const std::map<std::string, int64_t>& params) {
   AmdResources r;
+  const Problem* problem = nullptr;
+  if (Status ps = problem_by_id(problem_id, &problem); !ps.ok()) {
+    r.note = "not checked: " + ps.message();
+    return r;
+  }
   Candidate c;
   if (Status ps = parse_candidate(source, params, &c); !ps.ok()) {
     r.note = "not checked: " + ps.message();
     return r;
   }
-  const std::string key = candidate_key(c);
+  const std::string key = problem->id() + "/" + candidate_key(c);
   auto it = amd_cache_.find(key);
   if (it != amd_cache_.end()) return it->second;
   std::vector<std::string> kernels;
@@ -31,8 +36,8 @@ AmdResources Sandbox::check_amd(const std::string& source,
     r.note = "not checked: " + s.message();
     return r;
   }
-  s = check_gfx906(amd_, assemble_source(cleaned), parameter_defines(c), options_.amd_timeout_s,
-                   &r);
+  s = check_gfx906(amd_, assemble_source(*problem, cleaned), parameter_defines(c),
+                   options_.amd_timeout_s, &r);
   if (!s.ok()) r.note = "not checked: " + s.message();
   amd_cache_[key] = r;
   return r;
@@ -40,13 +45,15 @@ AmdResources Sandbox::check_amd(const std::string& source,
 
 EvalResult Sandbox::evaluate(const EvalRequest& request) {
   EvalResult r = worker_.evaluate(request);
+  // The shape is the one asked for, whatever the worker echoed.
+  r.shape = request.shape.key();
   // Portability is recorded, not enforced here: a candidate that builds only
   // for NVIDIA keeps its verdict and is marked "not portable" (amd.compiled).
   if (!request.baseline.empty())
     r.amd.note = "not applicable: a library baseline";
   else if (options_.amd_check && r.verdict != Verdict::kContractError &&
            r.verdict != Verdict::kStaticRejected)
-    r.amd = check_amd(request.source, request.params);
+    r.amd = check_amd(request.shape.problem, request.source, request.params);
   else if (!options_.amd_check)
     r.amd.note = "not checked: disabled";
   return r;

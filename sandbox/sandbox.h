@@ -33,9 +33,10 @@ class Sandbox {
   const AmdToolchain& amd_toolchain() const { return amd_; }
   int worker_restarts() const { return worker_.restarts(); }
 
-  // The gfx906 check alone (cached per source and parameters: it does not
-  // depend on the shape).
-  AmdResources check_amd(const std::string& source, const std::map<std::string, int64_t>& params);
+  // The gfx906 check alone (cached per problem, source and parameters: it
+  // does not depend on the shape; the problem gives the device helpers).
+  AmdResources check_amd(const std::string& problem_id, const std::string& source,
+                         const std::map<std::string, int64_t>& params);
 
  private:
   SandboxOptions options_;

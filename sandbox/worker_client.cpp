@@ -235,7 +235,7 @@ EvalResult WorkerClient::evaluate(const EvalRequest& request) {
         (ex.stage.rfind("verify", 0) == 0 || ex.stage.rfind("time", 0) == 0))
       r.message += " (the candidate's kernel crashed the worker)";
   }
-  r.shape = request.shape.name();
+  r.shape = request.shape.key();
   if (!ex.output.empty()) {
     std::string out =
         ex.output.size() >= limits_.output_cap ? ex.output + "\n[output truncated]" : ex.output;
@@ -244,12 +244,27 @@ EvalResult WorkerClient::evaluate(const EvalRequest& request) {
   return r;
 }
 
+namespace {
+
+// A worker of another build speaks another protocol: said plainly rather
+// than as a stream of malformed-request errors.
+Status check_protocol(const json& reply) {
+  const int version = get_or(reply, "protocol", 1);
+  if (version == kProtocolVersion) return Status();
+  return Status::error("the worker speaks protocol version " + std::to_string(version) +
+                       ", this kopt version " + std::to_string(kProtocolVersion) +
+                       ": kopt-worker comes from another build (rebuild or reinstall both)");
+}
+
+}  // namespace
+
 Status WorkerClient::device_info(bool measure_bandwidth, DeviceInfo* out) {
   json msg{{"id", next_id_++}, {"op", "device"}, {"measure_bandwidth", measure_bandwidth}};
   Exchange ex = exchange(msg, "device");
   if (ex.outcome != Outcome::kReply) return Status::error("worker: " + ex.detail);
   if (ex.reply.contains("error"))
     return Status::error(get_or(ex.reply, "error", std::string("no device")));
+  KOPT_RETURN_IF_ERROR(check_protocol(ex.reply));
   *out = device_info_from_json(get_or(ex.reply, "device", json()));
   return Status();
 }
@@ -258,7 +273,7 @@ Status WorkerClient::ping() {
   json msg{{"id", next_id_++}, {"op", "ping"}};
   Exchange ex = exchange(msg, "pong");
   if (ex.outcome != Outcome::kReply) return Status::error("worker: " + ex.detail);
-  return Status();
+  return check_protocol(ex.reply);
 }
 
 }  // namespace kopt

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fails when a C++ file of the project differs from what the committed
 # .clang-format makes of it; `scripts/check-format.sh --fix` rewrites them.
-# Generated kernels (kernels/generated) and HIP candidate sources (seeds,
+# Generated kernels (kernels/generated and every problem's library/generated) and HIP candidate sources (seeds,
 # adversarial test kernels: text a model reads and edits) are left as written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clang_format=$(command -v clang-format || command -v clang-format-15 || command -v clang-format-14)
-mapfile -t files < <(git ls-files '*.cpp' '*.h' | grep -v '^kernels/generated/')
+mapfile -t files < <(git ls-files '*.cpp' '*.h' | grep -v '/generated/')
 if [ "${1:-}" = "--fix" ]; then
   "$clang_format" -i "${files[@]}"
   exit 0

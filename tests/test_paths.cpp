@@ -8,10 +8,28 @@
 #include <fstream>
 #include <sstream>
 
+#include "problems/registry.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/subprocess.h"
 #include "sandbox/worker_client.h"
 
 namespace kopt::test {
+
+namespace {
+// Before any test: the problems, as kopt and kopt-worker register them.
+const bool kProblemsRegistered = (register_builtin_problems(), true);
+}  // namespace
+
+const Problem& w4a16_problem() {
+  (void)kProblemsRegistered;
+  return *find_problem(w4a16::kId);
+}
+
+const Seed& w4a16_seed(const std::string& name) {
+  const Seed* seed = find_seed(w4a16_problem(), name);
+  if (!seed) std::abort();  // a test names a seed that does not exist
+  return *seed;
+}
 
 std::string source_dir() {
   // KOPT_SOURCE_DIR first; then the folder above the test binary when it is
@@ -32,8 +50,8 @@ PRELUDE
 while read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
   case "$line" in
-    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"$name\"FIELDS,\"read_bandwidth_gbps\":1000}}" >&3 ;;
-    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"5120x256\",\"device\":{\"name\":\"$name\"FIELDS},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1,\"method\":\"fake\"}}}" >&3 ;;
+    *'"op":"device"'*) echo "{\"id\":$id,\"event\":\"device\",\"device\":{\"name\":\"$name\"FIELDS,\"read_bandwidth_gbps\":1000},\"protocol\":2}" >&3 ;;
+    *) echo "{\"id\":$id,\"event\":\"result\",\"result\":{\"verdict\":\"ok\",\"shape\":\"w4a16_gemv:5120x256\",\"device\":{\"name\":\"$name\"FIELDS},\"timing\":{\"median_us\":5.0,\"gbps\":100,\"fraction_of_read_bw\":0.1,\"method\":\"fake\"}}}" >&3 ;;
   esac
 done
 )";

@@ -4,7 +4,14 @@
 
 #include <string>
 
+#include "sandbox/problem.h"
+
 namespace kopt::test {
+
+// The W4A16 GEMV problem, and one of its seeds (every test binary registers
+// the built-in problems before its tests run).
+const Problem& w4a16_problem();
+const Seed& w4a16_seed(const std::string& name);
 
 std::string source_dir();
 std::string read_source_file(const std::string& relative_path);

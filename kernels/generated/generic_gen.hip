@@ -25,24 +25,29 @@ namespace kopt_generic_gen {
 
 // Launch code from the kopt: contract.
 bool kopt_supported(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP) && (WARPS % KSPLIT == 0) && (SCHED == 0 || (LPR == WARP && KSPLIT == 1 && SPLIT == 1 && XPF == 0)) && (XREG == 0 || (SCHED == 0 && XPF == 0 && kopt_cdiv(kopt_cdiv(K / 32, SPLIT), KSPLIT) <= LPR)) && ((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4 <= 49152);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return (kopt_align(N * K / 2, 256) + N * (K / G) * 4);
 }
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return (SPLIT * N * 4 + kopt_cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS) * 4 + SCHED * kopt_cdiv(N, ROWS) * (kopt_cdiv(K / 32, WARP) * ROWS + 1) * 4);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   kopt_generic_gen_relayout<<<dim3((unsigned)(kopt_cdiv(N * (K / G), 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
-hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
-  KOPT_CONTRACT_VARIABLES(a);
+hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   kopt_generic_gen_gemv<<<dim3((unsigned)(kopt_min(kopt_cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS), kopt_max(1, SMS * OCC / SPLIT))), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)(((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
@@ -61,5 +66,5 @@ hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef XREG
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_generic_gen = {0, 0, 0, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_gemv, true};
+extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
 #endif

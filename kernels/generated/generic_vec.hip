@@ -19,24 +19,29 @@ namespace kopt_generic_vec {
 
 // Launch code from the kopt: contract.
 bool kopt_supported(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP) && ((K / 32) * 152 <= 49152);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return (kopt_align(N * K / 2, 256) + N * (K / G) * 4);
 }
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return (0);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   kopt_generic_vec_relayout<<<dim3((unsigned)(kopt_cdiv(N * (K / G), 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
-hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
-  KOPT_CONTRACT_VARIABLES(a);
+hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   kopt_generic_vec_gemv<<<dim3((unsigned)(kopt_min(kopt_cdiv(N, WARPS * (WARP / LPR) * ROWS), SMS * OCC)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)(((K / 32) * 152)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
@@ -49,5 +54,5 @@ hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef WARPS
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_generic_vec = {0, 0, 0, "vec {\"LPR\":32,\"OCC\":3,\"ROWS\":2,\"UNROLL\":1,\"WARPS\":8}", kopt_generic_vec::kopt_supported, kopt_generic_vec::kopt_packed_bytes, kopt_generic_vec::kopt_workspace_bytes, kopt_generic_vec::kopt_relayout, kopt_generic_vec::kopt_gemv, true};
+extern const KoptKernelEntry kopt_entry_generic_vec = {{0, 0, 0, 0, 0}, "vec {\"LPR\":32,\"OCC\":3,\"ROWS\":2,\"UNROLL\":1,\"WARPS\":8}", kopt_generic_vec::kopt_supported, kopt_generic_vec::kopt_packed_bytes, kopt_generic_vec::kopt_workspace_bytes, kopt_generic_vec::kopt_relayout, kopt_generic_vec::kopt_call, true};
 #endif

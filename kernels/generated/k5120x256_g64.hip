@@ -20,23 +20,27 @@ namespace kopt_k5120x256_g64 {
 
 // Launch code from the kopt: contract.
 bool kopt_supported(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return 0;
 }
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
-  KOPT_CONTRACT_VARIABLES(a);
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   return (SPLIT * N * 4);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   (void)a; (void)canonical; (void)packed; (void)stream;
   return hipSuccess;
 }
-hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
-  KOPT_CONTRACT_VARIABLES(a);
+hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
+  const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
+  (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
   kopt_k5120x256_g64_gemv_partial<<<dim3((unsigned)(kopt_cdiv(N, WARPS * (WARP / LPR) * ROWS)), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   kopt_k5120x256_g64_reduce_partials<<<dim3((unsigned)(kopt_cdiv(N, 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
@@ -49,5 +53,5 @@ hipError_t kopt_gemv(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef WARPS
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_k5120x256_g64 = {5120, 256, 64, "splitk {\"LPR\":32,\"ROWS\":1,\"SPLIT\":8,\"WARPS\":8}", kopt_k5120x256_g64::kopt_supported, kopt_k5120x256_g64::kopt_packed_bytes, kopt_k5120x256_g64::kopt_workspace_bytes, kopt_k5120x256_g64::kopt_relayout, kopt_k5120x256_g64::kopt_gemv, false};
+extern const KoptKernelEntry kopt_entry_k5120x256_g64 = {{5120, 256, 64, 0, 0}, "splitk {\"LPR\":32,\"ROWS\":1,\"SPLIT\":8,\"WARPS\":8}", kopt_k5120x256_g64::kopt_supported, kopt_k5120x256_g64::kopt_packed_bytes, kopt_k5120x256_g64::kopt_workspace_bytes, kopt_k5120x256_g64::kopt_relayout, kopt_k5120x256_g64::kopt_call, false};
 #endif

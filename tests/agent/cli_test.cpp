@@ -11,9 +11,9 @@
 
 #include "agent/commands.h"
 #include "db/database.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/amd_offline.h"
 #include "sandbox/subprocess.h"
-#include "seeds/seeds.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -37,7 +37,7 @@ Outcome kopt_cli(const std::vector<std::string>& args, const std::string& env = 
 std::string fake_worker() { return "KOPT_WORKER=" + test::write_fake_worker("worker.sh", ""); }
 
 TEST(CliTest, MalformedShapesAreUsageErrors) {
-  const std::string seed = test::source_dir() + "/seeds/naive.hip";
+  const std::string seed = test::source_dir() + "/problems/w4a16_gemv/seeds/naive.hip";
   for (const char* shape : {"100x100", "0x256", "abc", "99999999x2", "5120x", "5120x256/g48"}) {
     Outcome o = kopt_cli({"eval", seed, "--shape", shape});
     EXPECT_EQ(o.code, kExitUsage) << shape << ": " << o.output;
@@ -130,7 +130,7 @@ TEST(CliTest, RunSuiteRecordsOneRunPerShape) {
   std::set<std::string> shapes;
   for (const auto& r : runs) shapes.insert(r.shape);
   EXPECT_EQ(shapes.size(), 8u);
-  EXPECT_TRUE(shapes.count("14336x4096"));
+  EXPECT_TRUE(shapes.count("w4a16_gemv:14336x4096"));
 }
 
 // A manifest is checked before any GPU work: a JSON list of shapes, each
@@ -215,7 +215,8 @@ TEST(CliTest, VersionUnknownCommandsAndValidation) {
   o = kopt_cli({"db", "best", "--shape", "abc", "--db", db});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("abc"), std::string::npos) << o.output;
-  o = kopt_cli({"eval", test::source_dir() + "/seeds/naive.hip", "--shape", "512x1024/g7"});
+  o = kopt_cli({"eval", test::source_dir() + "/problems/w4a16_gemv/seeds/naive.hip", "--shape",
+                "512x1024/g7"});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("512x1024/g7"), std::string::npos) << o.output;
   EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--trials", "0"}).code, kExitUsage);
@@ -239,7 +240,7 @@ TEST(CliTest, EvalWithoutAGpuReportsContractStaticAndCompileErrors) {
       "int G) {";
   const std::string contract =
       R"(/* kopt: {"launches": [{"kernel": "gemv", "grid": [1], "block": [32]}]} */)";
-  const std::string vec = test::read_source_file("seeds/vec.hip");
+  const std::string vec = test::read_source_file("problems/w4a16_gemv/seeds/vec.hip");
   const std::vector<Case> cases = {
       {kernel + "}", {}, "contract_error", "no contract block"},
       {"/* kopt: {not json} */\n" + kernel + "}", {}, "contract_error", "not valid JSON"},
@@ -266,7 +267,8 @@ TEST(CliTest, EvalWithoutAGpuReportsContractStaticAndCompileErrors) {
     EXPECT_NE(o.output.find(c.verdict), std::string::npos) << o.output;
     EXPECT_NE(o.output.find(c.reason), std::string::npos) << o.output;
   }
-  Outcome o = kopt_cli({"eval", test::source_dir() + "/seeds/vec.hip", "--shape", "512x1024"});
+  Outcome o = kopt_cli(
+      {"eval", test::source_dir() + "/problems/w4a16_gemv/seeds/vec.hip", "--shape", "512x1024"});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
   EXPECT_NE(o.output.find("passed"), std::string::npos) << o.output;
 }
@@ -399,14 +401,14 @@ TEST(CliTest, CheckAmdFillsInADatabase) {
     std::unique_ptr<Database> db;
     ASSERT_TRUE(Database::open(path, &db).ok());
     RunRecord run;
-    run.shape = "5120x256";
+    run.shape = "w4a16_gemv:5120x256";
     run.config_json = "{}";
     run.status = "done";
     ASSERT_TRUE(db->create_run(&run).ok());
     CandidateRecord c;
     c.run_id = run.id;
     c.name = "splitk";
-    c.source = find_seed("splitk")->source;
+    c.source = find_seed(test::w4a16_problem(), "splitk")->source;
     c.params_json = "{\"SPLIT\":4}";
     c.key = "k";
     ASSERT_TRUE(db->add_candidate(&c).ok());

@@ -9,9 +9,9 @@
 #include "agent/commands.h"
 #include "agent/proposer.h"
 #include "db/database.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
-#include "seeds/seeds.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -41,8 +41,9 @@ TEST(ExportTest, DispatchGroupsEntriesByVendorAndNamesTheirTargets) {
   ExportedKernel amd = entry("k7168x9216_g64_gfx906", {"gfx906"});
   amd.target_notes["gfx906"] = "tuned on NVIDIA H100, not measured on gfx906";
   ExportedKernel both = entry("k5120x256_g64", {"sm_90", "gfx906"});
-  const std::string d = generate_dispatch(
-      {fast, amd, both}, {entry("generic_gen", {}), entry("generic_naive", {})}, nullptr);
+  const std::string d =
+      generate_dispatch(test::w4a16_problem().library(), {fast, amd, both},
+                        {entry("generic_gen", {}), entry("generic_naive", {})}, nullptr);
   const size_t nvidia = d.find("#if !defined(KOPT_AMD)\n"),
                amd_at = d.find("#if defined(KOPT_AMD)\n");
   ASSERT_NE(nvidia, std::string::npos) << d;
@@ -66,7 +67,7 @@ TEST(ExportTest, DispatchGroupsEntriesByVendorAndNamesTheirTargets) {
 }
 
 KoptGenericProbe probe(long long K, long long N, std::initializer_list<float> us) {
-  KoptGenericProbe p{K, N, 64, {}};
+  KoptGenericProbe p{K, N, {}};
   int i = 0;
   for (float t : us) p.us[i++] = t;
   return p;
@@ -99,18 +100,18 @@ GenericMeasurements measurements() {
   m.device = "Test GPU";
   m.arch = "sm_90";
   m.date = "2026-11-23T00:00:00Z";
-  const auto& v = generic_variants();
+  const auto& v = test::w4a16_problem().library().generic_variants;
   auto add = [&](Shape s, double gen, double split2, double splitk) {
     m.order.push_back(s);
     m.us[s.name()] = {
         {v[0].symbol, gen}, {"generic_gen_split2", split2}, {"generic_splitk", splitk}};
   };
-  add({4096, 8192, 64}, 10, 14, 30);
-  add({8192, 8192, 64}, 18, 24, 50);
-  add({4096, 16384, 64}, 19, 25, 60);
-  add({16384, 64, 64}, 0, 3, 4);
-  add({32768, 64, 64}, 0, 5, 6);
-  add({16384, 128, 64}, 0, 4, 5);
+  add(w4a16::shape(4096, 8192, 64), 10, 14, 30);
+  add(w4a16::shape(8192, 8192, 64), 18, 24, 50);
+  add(w4a16::shape(4096, 16384, 64), 19, 25, 60);
+  add(w4a16::shape(16384, 64, 64), 0, 3, 4);
+  add(w4a16::shape(32768, 64, 64), 0, 5, 6);
+  add(w4a16::shape(16384, 128, 64), 0, 4, 5);
   return m;
 }
 
@@ -119,29 +120,31 @@ TEST(GenericRuleTest, MeasurementsRoundTripAndBecomeTheLibrarysProbeTable) {
   const std::string path = test::temp_path("GENERIC.json");
   std::ofstream(path) << generic_measurements_json(m).dump(1);
   GenericMeasurements back;
-  ASSERT_TRUE(read_generic_measurements(path, &back).ok());
+  ASSERT_TRUE(read_generic_measurements(test::w4a16_problem(), path, &back).ok());
   EXPECT_EQ(back.device, "Test GPU");
   ASSERT_EQ(back.order.size(), 6u);
   EXPECT_EQ(back.us.at("16384x64").at("generic_gen_split2"), 3);
-  const auto probes = generic_probes(back);
-  EXPECT_EQ(probes[3].K, 16384);
+  const auto probes = generic_probes(test::w4a16_problem().library(), back);
+  EXPECT_EQ(probes[3].x, 16384);
+  EXPECT_EQ(probes[3].y, 64);
   EXPECT_EQ(probes[3].us[0], 0.f);  // gen does not run K = 16384 at one split
   EXPECT_EQ(probes[3].us[1], 3.f);  // generic_gen_split2 is the second variant
   EXPECT_EQ(probes[3].us[2], 4.f);  // generic_splitk the third
-  const std::string d = generate_dispatch({}, {entry("generic_gen", {})}, &back);
+  const std::string d =
+      generate_dispatch(test::w4a16_problem().library(), {}, {entry("generic_gen", {})}, &back);
   EXPECT_NE(d.find("#define KOPT_GENERIC_RULE_DEVICE \"Test GPU (sm_90)\""), std::string::npos)
       << d;
-  EXPECT_NE(d.find("{16384, 64, 64, {0.000f}}"), std::string::npos) << d;
+  EXPECT_NE(d.find("{16384, 64, {0.000f}}"), std::string::npos) << d;
   std::ofstream(path) << R"({"probes": [{"shape": "12x"}]})";
-  EXPECT_FALSE(read_generic_measurements(path, &back).ok());
+  EXPECT_FALSE(read_generic_measurements(test::w4a16_problem(), path, &back).ok());
   std::ofstream(path) << "[1, 2]";
-  EXPECT_FALSE(read_generic_measurements(path, &back).ok());
+  EXPECT_FALSE(read_generic_measurements(test::w4a16_problem(), path, &back).ok());
 }
 
 // Leave-one-out: each probe's pick without its own times, against the
 // fastest there (here every pick is right but the one whose neighbours differ).
 TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
-  const auto checks = leave_one_out(measurements());
+  const auto checks = leave_one_out(test::w4a16_problem().library(), measurements());
   ASSERT_EQ(checks.size(), 6u);
   for (const auto& c : checks) {
     EXPECT_GE(c.ratio, 1.0) << c.shape;
@@ -156,11 +159,14 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   ExportedKernel a, b;
   a.symbol = "generic_gen";
   b.symbol = "generic_gen_split2";
-  ASSERT_TRUE(parse_candidate(find_seed("gen")->source, {}, &a.candidate).ok());
-  ASSERT_TRUE(parse_candidate(find_seed("gen")->source, {{"SPLIT", 2}}, &b.candidate).ok());
+  ASSERT_TRUE(
+      parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, {}, &a.candidate).ok());
+  ASSERT_TRUE(
+      parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, {{"SPLIT", 2}}, &b.candidate)
+          .ok());
   GeneratedKernel ga, gb;
-  ASSERT_TRUE(generate_kernel_source(a, &ga).ok());
-  ASSERT_TRUE(generate_kernel_source(b, &gb).ok());
+  ASSERT_TRUE(generate_kernel_source(test::w4a16_problem(), a, &ga).ok());
+  ASSERT_TRUE(generate_kernel_source(test::w4a16_problem(), b, &gb).ok());
   EXPECT_EQ(ga.source_file, gb.source_file);
   EXPECT_EQ(ga.source_text, gb.source_text);
   EXPECT_NE(gb.entry_text.find("#define SPLIT 2\n"), std::string::npos);
@@ -187,8 +193,9 @@ TEST(ExportTest, GenericVariantsBuildForGfx906WithoutScratch) {
     GTEST_SKIP() << "no clang++-15 with ROCm device libraries; install them with "
                     "scripts/install-deps";
   }
-  for (const auto& v : generic_variants()) {
-    const AmdResources r = sandbox.check_amd(find_seed(v.seed)->source, v.params);
+  for (const auto& v : test::w4a16_problem().library().generic_variants) {
+    const AmdResources r =
+        sandbox.check_amd(w4a16::kId, find_seed(test::w4a16_problem(), v.seed)->source, v.params);
     EXPECT_TRUE(r.checked && r.compiled) << v.symbol << ": " << r.note;
     EXPECT_EQ(r.scratch_bytes, 0) << v.symbol;
   }
@@ -248,7 +255,7 @@ TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(db_path, &db).ok());
   RunRecord run;
-  run.shape = "5120x256";
+  run.shape = "w4a16_gemv:5120x256";
   ASSERT_TRUE(db->create_run(&run).ok());
   // The 7168x9216 kernel's parameters: 8 warps of wave64 need gfx906 scratch.
   const std::map<std::string, int64_t> fast = {{"WARPS", 8}, {"XPF", 1}}, portable = {};
@@ -256,11 +263,12 @@ TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
                                                                               {&portable, 5.0}};
   for (const auto& [params, us] : kernels) {
     Candidate parsed;
-    ASSERT_TRUE(parse_candidate(find_seed("gen")->source, *params, &parsed).ok());
+    ASSERT_TRUE(
+        parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, *params, &parsed).ok());
     CandidateRecord c;
     c.run_id = run.id;
     c.name = "gen";
-    c.source = find_seed("gen")->source;
+    c.source = find_seed(test::w4a16_problem(), "gen")->source;
     c.params_json = params_to_json(*params);
     c.key = candidate_key(parsed);
     c.proposer = "mutator";
@@ -269,7 +277,7 @@ TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
     e.candidate_id = c.id;
     e.run_id = run.id;
     e.candidate_key = c.key;
-    e.shape = "5120x256";
+    e.shape = "w4a16_gemv:5120x256";
     e.device = "Fake GPU";
     e.verdict = "ok";
     e.median_us = us;

@@ -27,7 +27,7 @@ class FakeEvaluator : public Evaluator {
     ++calls;
     if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     EvalResult r;
-    r.shape = req.shape.name();
+    r.shape = req.shape.key();
     r.device = device_info();
     Candidate c;
     Status s = parse_candidate(req.source, req.params, &c);

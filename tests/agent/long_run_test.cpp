@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "agent/loop.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/worker_client.h"
 #include "tests/agent/fakes.h"
 
@@ -32,7 +33,7 @@ TEST(LongRunTest, ThousandCandidatesKeepMemoryAndHandlesFlat) {
   o.seed = 11;
   OptimizationLoop warmup(db.get(), &eval, std::move(proposers), o);
   int64_t id;
-  ASSERT_TRUE(warmup.start(Shape{5120, 256, 64}, "{}", &id).ok());
+  ASSERT_TRUE(warmup.start(w4a16::shape(5120, 256, 64), "{}", &id).ok());
   const size_t rss_before = resident_bytes(getpid()), fds_before = open_fds();
   std::vector<WeightedProposer> again;
   again.push_back({std::make_unique<ParameterMutator>(), 1.0});
@@ -67,7 +68,7 @@ TEST(LongRunTest, ThousandWorkerRequestsLeakNoHandles) {
                        "\\\"verdict\\\":\\\"ok\\\"}}\" >&3; done"});
   EvalRequest r;
   r.source = "/* kopt: {} */";
-  r.shape = Shape{64, 8, 64};
+  r.shape = w4a16::shape(64, 8, 64);
   for (int i = 0; i < 20; ++i) client.evaluate(r);
   const size_t fds_before = open_fds(), rss_before = resident_bytes(getpid());
   int ok = 0, crashed = 0;

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "agent/model_proposer.h"
-#include "seeds/seeds.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "tests/agent/fakes.h"
 #include "tests/test_paths.h"
 
@@ -43,7 +43,7 @@ std::vector<WeightedProposer> replay_model(const test::ReplayServer& server, dou
 double seed_default_time(const std::string& seed_name, const Shape& shape) {
   test::FakeEvaluator f;
   EvalRequest r;
-  r.source = find_seed(seed_name)->source;
+  r.source = find_seed(test::w4a16_problem(), seed_name)->source;
   r.shape = shape;
   return f.evaluate(r).timing->median_us;
 }
@@ -57,7 +57,7 @@ TEST(LoopTest, MutatorImprovesOnTheSeeds) {
   o.seed = 42;
   OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
   int64_t run_id = 0;
-  Shape shape{5120, 256, 64};
+  Shape shape = w4a16::shape(5120, 256, 64);
   ASSERT_TRUE(loop.start(shape, "{}", &run_id).ok());
   EXPECT_EQ(loop.stop_reason(), "budget");
   // 40 candidates, and a second measurement of each that led when it came.
@@ -78,7 +78,7 @@ TEST(LoopTest, MutatorImprovesOnTheSeeds) {
   EXPECT_GT(remeasured, 0);
   EXPECT_EQ(eval.calls, 40 + remeasured);
   std::vector<BestRow> best;
-  ASSERT_TRUE(db->best(shape.name(), "Fake GPU", 1, &best).ok());
+  ASSERT_TRUE(db->best(shape.key(), "Fake GPU", 1, &best).ok());
   ASSERT_EQ(best.size(), 1u);
   double best_seed = std::min({seed_default_time("naive", shape), seed_default_time("vec", shape),
                                seed_default_time("splitk", shape)});
@@ -103,7 +103,7 @@ TEST(LoopTest, SameSeedRepeatsTheRun) {
     o.seed = 9;
     OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
     int64_t id;
-    EXPECT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &id).ok());
+    EXPECT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &id).ok());
     std::vector<CandidateRecord> cs;
     db->candidates_of_run(id, &cs);
     std::string keys;
@@ -117,12 +117,12 @@ TEST(LoopTest, SameSeedRepeatsTheRun) {
 // replaying a malformed answer, a truncated one, an HTTP error, a wrong
 // kernel, an edit that does not apply, and a correct, faster kernel.
 TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
-  std::string fast = find_seed("naive")->source;
+  std::string fast = find_seed(test::w4a16_problem(), "naive")->source;
   fast.replace(fast.find("\"name\": \"naive\""), 15, "\"name\": \"fast\"");
   fast += "\n// FAST_KERNEL\n";
   // (A code line, not only the comment the fake evaluator reads: a
   // comment-only change is the naive seed again and is not evaluated.)
-  std::string broken = find_seed("naive")->source +
+  std::string broken = find_seed(test::w4a16_problem(), "naive")->source +
                        "\n// BROKEN_KERNEL\nKOPT_INLINE int broken_marker() { return 1; }\n";
   test::ReplayServer server({
       {200, test::chat_body("I would use more threads.")},
@@ -140,16 +140,16 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
   test::FakeEvaluator eval;
   std::vector<WeightedProposer> proposers = replay_model(server, 1.0, 2.0);
   LoopOptions o;
-  o.budget = static_cast<int64_t>(builtin_seeds().size()) +
+  o.budget = static_cast<int64_t>(test::w4a16_problem().seeds().size()) +
              3;  // the seeds, the broken kernel, the fast one, and room for the duplicate (never
                  // evaluated)
   o.batch = 2;
   o.seed = 1;
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
   int64_t run_id;
-  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
   std::vector<BestRow> best;
-  ASSERT_TRUE(db->best("5120x256", "", 1, &best).ok());
+  ASSERT_TRUE(db->best("w4a16_gemv:5120x256", "", 1, &best).ok());
   ASSERT_FALSE(best.empty());
   EXPECT_EQ(best[0].candidate.name, "fast");  // the contract's own name, the model's idea
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 1.0);
@@ -200,9 +200,9 @@ TEST(LoopTest, ModelPathFindsTheFasterKernelAndRecordsFailures) {
 // first wrong element); the fix is a new candidate whose first parent is the
 // failed kernel.
 TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
-  std::string broken = find_seed("naive")->source +
+  std::string broken = find_seed(test::w4a16_problem(), "naive")->source +
                        "\n// BROKEN_KERNEL\nKOPT_INLINE int broken_marker() { return 1; }\n";
-  std::string fast = find_seed("naive")->source;
+  std::string fast = find_seed(test::w4a16_problem(), "naive")->source;
   fast.replace(fast.find("\"name\": \"naive\""), 15, "\"name\": \"fixed\"");
   fast += "\n// FAST_KERNEL\nKOPT_INLINE int fixed_marker() { return 2; }\n";
   test::ReplayServer server({
@@ -214,12 +214,13 @@ TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
   test::FakeEvaluator eval;
   std::vector<WeightedProposer> proposers = replay_model(server);
   LoopOptions o;
-  o.budget = static_cast<int64_t>(builtin_seeds().size()) + 2;  // seeds, broken, its repair
+  o.budget =
+      static_cast<int64_t>(test::w4a16_problem().seeds().size()) + 2;  // seeds, broken, its repair
   o.batch = 1;
   o.seed = 1;
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
   int64_t run_id;
-  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
   ASSERT_GE(server.request_count(), 2u);
   const std::string repair_request = server.request(1);
   // The same conversation: the first prompt, the model's own answer, the failure.
@@ -229,7 +230,7 @@ TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
   EXPECT_NE(repair_request.find("wrong_result"), std::string::npos);
   EXPECT_NE(repair_request.find("first wrong index 0"), std::string::npos);
   std::vector<BestRow> best;
-  ASSERT_TRUE(db->best("5120x256", "", 1, &best).ok());
+  ASSERT_TRUE(db->best("w4a16_gemv:5120x256", "", 1, &best).ok());
   ASSERT_FALSE(best.empty());
   EXPECT_EQ(best[0].candidate.name, "fixed");
   CandidateRecord failed;
@@ -248,7 +249,7 @@ TEST(LoopTest, PromptTemplatesComeFromAFolder) {
   ASSERT_TRUE(PromptTemplates::from_directory(dir, &t).ok());
   EXPECT_EQ(t.system, PromptTemplates::builtin().system);  // not in the folder: built-in
   ProposalContext ctx;
-  ctx.shape = Shape{5120, 256, 64};
+  ctx.shape = w4a16::shape(5120, 256, 64);
   ctx.device.name = "Fake GPU";
   const std::string prompt = render_prompt(ctx, t);
   EXPECT_EQ(prompt.rfind("CUSTOM 5120x256 on Fake GPU", 0), 0u) << prompt.substr(0, 200);
@@ -259,7 +260,7 @@ TEST(LoopTest, PromptTemplatesComeFromAFolder) {
 // The parent's profiler line reaches the prompt; without one it says so.
 TEST(LoopTest, ThePromptCarriesTheParentsProfile) {
   ProposalContext ctx;
-  ctx.shape = Shape{5120, 256, 64};
+  ctx.shape = w4a16::shape(5120, 256, 64);
   ctx.device.name = "Fake GPU";
   ScoredCandidate parent;
   parent.candidate.source = "/* kopt: {} */";
@@ -278,7 +279,7 @@ TEST(LoopTest, ThePromptCarriesTheParentsProfile) {
 // its idea and measurement.
 TEST(LoopTest, ThePromptShowsInspirationsWithSourceAndDiff) {
   ProposalContext ctx;
-  ctx.shape = Shape{5120, 256, 64};
+  ctx.shape = w4a16::shape(5120, 256, 64);
   ctx.device.name = "Fake GPU";
   auto scored = [](int64_t id, const std::string& name, const std::string& source,
                    const std::string& params, double us) {
@@ -293,7 +294,8 @@ TEST(LoopTest, ThePromptShowsInspirationsWithSourceAndDiff) {
     c.evaluation = e;
     return c;
   };
-  const std::string gen = find_seed("gen")->source, dot = find_seed("dot")->source;
+  const std::string gen = find_seed(test::w4a16_problem(), "gen")->source,
+                    dot = find_seed(test::w4a16_problem(), "dot")->source;
   ctx.parents.push_back(scored(1, "gen", gen, R"({"WARPS":8})", 5.0));
   ctx.top.push_back(scored(2, "gen", gen, R"({"WARPS":4})", 5.5));
   std::string edited = gen;
@@ -337,7 +339,7 @@ TEST(LoopTest, KilledRunResumesWithoutLoss) {
     o.seed = 5;
     OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
     int64_t id;
-    loop.start(Shape{5120, 256, 64}, "{}", &id);
+    loop.start(w4a16::shape(5120, 256, 64), "{}", &id);
     _exit(0);
   }
   // Wait for a dozen evaluations, then kill it mid-run.
@@ -427,7 +429,7 @@ TEST(LoopTest, AGenerationIsEvaluatedTogetherOnAllWorkers) {
   o.batch = 2;
   OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
   int64_t run_id = 0;
-  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
   std::vector<CandidateRecord> candidates;
   ASSERT_TRUE(db->candidates_of_run(run_id, &candidates).ok());
   EXPECT_EQ(candidates.size(), 23u);
@@ -437,8 +439,8 @@ TEST(LoopTest, AGenerationIsEvaluatedTogetherOnAllWorkers) {
     EXPECT_FALSE(e.empty()) << c.id;
   }
   ASSERT_GE(eval.batches.size(), 2u);
-  EXPECT_EQ(eval.batches[0], builtin_seeds().size());  // the seeds together
-  EXPECT_EQ(eval.batches[1], 6u);                      // a generation: one per worker
+  EXPECT_EQ(eval.batches[0], test::w4a16_problem().seeds().size());  // the seeds together
+  EXPECT_EQ(eval.batches[1], 6u);                                    // a generation: one per worker
   size_t requested = 0;
   for (size_t n : eval.batches) requested += n;
   EXPECT_LE(requested, 23u);  // never past the budget (re-measurements are single calls)
@@ -468,10 +470,10 @@ TEST(LoopTest, ANewBestIsMeasuredAgainBeforeItLeads) {
   o.seed = 5;
   OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
   int64_t run_id = 0;
-  Shape shape{5120, 256, 64};
+  Shape shape = w4a16::shape(5120, 256, 64);
   ASSERT_TRUE(loop.start(shape, "{}", &run_id).ok());
   std::vector<BestRow> best;
-  ASSERT_TRUE(db->best(shape.name(), "Fake GPU", 1, &best).ok());
+  ASSERT_TRUE(db->best(shape.key(), "Fake GPU", 1, &best).ok());
   ASSERT_EQ(best.size(), 1u);
   // The leader's rank is its slowest measurement: its true time.
   test::FakeEvaluator truth;
@@ -536,11 +538,11 @@ TEST(LoopTest, NewBestsAreProfiledAndParentsCarryTheirProfile) {
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
   loop.set_profiler(&profiler);
   int64_t run_id = 0;
-  Shape shape{5120, 256, 64};
+  Shape shape = w4a16::shape(5120, 256, 64);
   ASSERT_TRUE(loop.start(shape, "{}", &run_id).ok());
   EXPECT_GE(profiler.calls, 2);
   std::vector<BestRow> best;
-  ASSERT_TRUE(db->best(shape.name(), "Fake GPU", 1, &best).ok());
+  ASSERT_TRUE(db->best(shape.key(), "Fake GPU", 1, &best).ok());
   std::vector<ProfileRecord> profiles;
   ASSERT_TRUE(db->profiles_of(best[0].candidate.id, &profiles).ok());
   ASSERT_EQ(profiles.size(), 1u);
@@ -594,7 +596,7 @@ TEST(LoopTest, EveryThirdGenerationBuildsOnAnotherFamily) {
   o.batch = 4;
   OptimizationLoop loop(db.get(), &eval, std::move(proposers), o);
   int64_t run_id = 0;
-  ASSERT_TRUE(loop.start(Shape{5120, 256, 64}, "{}", &run_id).ok());
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
   ASSERT_GE(parents.size(), 24u);
   std::set<std::string> niche_parents;
   for (size_t g = 0; g < 6; ++g) {
@@ -604,7 +606,7 @@ TEST(LoopTest, EveryThirdGenerationBuildsOnAnotherFamily) {
     if ((g + 1) % 3 == 0) niche_parents.insert(first);
   }
   std::vector<BestRow> best;
-  ASSERT_TRUE(db->best("5120x256", "Fake GPU", 1, &best).ok());
+  ASSERT_TRUE(db->best("w4a16_gemv:5120x256", "Fake GPU", 1, &best).ok());
   EXPECT_EQ(niche_parents.size(), 2u);  // two niche generations, two different families
   EXPECT_EQ(niche_parents.count(best[0].candidate.name), 0u);
   // The other generations build on the leader's family (the leader's family
@@ -645,7 +647,7 @@ TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
   ASSERT_TRUE(Database::open(test::temp_path("nodevice"), &db).ok());
   OptimizationLoop loop(db.get(), &eval, mutator_only(), LoopOptions{});
   int64_t id;
-  Status s = loop.start(Shape{5120, 256, 64}, "{}", &id);
+  Status s = loop.start(w4a16::shape(5120, 256, 64), "{}", &id);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(loop.stop_reason().rfind("no device", 0), 0u);
 }

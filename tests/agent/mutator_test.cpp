@@ -4,8 +4,9 @@
 #include <set>
 
 #include "agent/proposer.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
-#include "seeds/seeds.h"
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -20,7 +21,7 @@ ProposalContext context_for(const Shape& shape, const std::string& seed, Rng* rn
   ctx.device.max_shared_bytes = 48 * 1024;
   ScoredCandidate parent;
   parent.candidate.id = 1;
-  parent.candidate.source = find_seed(seed)->source;
+  parent.candidate.source = find_seed(test::w4a16_problem(), seed)->source;
   parent.candidate.params_json = "{}";
   ctx.parents.push_back(parent);
   ctx.rng = rng;
@@ -58,7 +59,7 @@ std::vector<Proposal> propose_unseen(ProposalContext ctx, int n, std::set<std::s
 // mutator only proposes combinations the shape can run, so the budget buys
 // measurements, not "unsupported_shape" answers.
 TEST(MutatorTest, ProposesOnlyCombinationsTheShapeCanRun) {
-  for (const Shape& shape : {Shape{7168, 9216, 64}, Shape{16384, 1024, 64}}) {
+  for (const Shape& shape : {w4a16::shape(7168, 9216, 64), w4a16::shape(16384, 1024, 64)}) {
     Rng rng(3);
     std::set<std::string> seen;
     const auto proposals = propose_unseen(context_for(shape, "gen", &rng, &seen), 60, &seen);
@@ -73,7 +74,7 @@ TEST(MutatorTest, ProposesOnlyCombinationsTheShapeCanRun) {
 TEST(MutatorTest, WithoutADeviceEveryMoveIsAllowed) {
   Rng rng(3);
   std::set<std::string> seen;
-  ProposalContext ctx = context_for(Shape{16384, 1024, 64}, "gen", &rng, &seen);
+  ProposalContext ctx = context_for(w4a16::shape(16384, 1024, 64), "gen", &rng, &seen);
   ctx.device = DeviceInfo();
   const auto proposals = propose_unseen(ctx, 60, &seen);
   ASSERT_EQ(proposals.size(), 60u);
@@ -89,7 +90,7 @@ TEST(MutatorTest, WithoutADeviceEveryMoveIsAllowed) {
 // a move to XREG = 1 alone is never runnable on 7168x9216; the mutator
 // repairs it with one more parameter (KSPLIT) instead of dropping it.
 TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
-  const Shape shape{7168, 9216, 64};
+  const Shape shape = w4a16::shape(7168, 9216, 64);
   Rng rng(11);
   std::set<std::string> seen;
   auto proposals = propose_unseen(context_for(shape, "gen", &rng, &seen), 300, &seen);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -76,7 +77,7 @@ TEST(ProfilerTest, WithoutNcuItSaysNotProfiled) {
   std::string why;
   EXPECT_FALSE(profiler.available(&why));
   ProfileResult r;
-  Status s = profiler.profile("x", {}, Shape{512, 1024, 64}, &r);
+  Status s = profiler.profile("x", {}, w4a16::shape(512, 1024, 64), &r);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("not profiled", 0), 0u);
 }
@@ -115,8 +116,9 @@ TEST(ProfilerTest, WithoutRocprofItSaysNotProfiled) {
   std::string why;
   EXPECT_FALSE(profiler.available(&why));
   ProfileResult r;
-  EXPECT_EQ(profiler.profile("x", {}, Shape{512, 1024, 64}, &r).message().rfind("not profiled", 0),
-            0u);
+  EXPECT_EQ(
+      profiler.profile("x", {}, w4a16::shape(512, 1024, 64), &r).message().rfind("not profiled", 0),
+      0u);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "agent/answer_parser.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
-#include "seeds/seeds.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -38,7 +38,7 @@ TEST(ReplaySetTest, EveryAnswerBecomesASourceOrAReason) {
   }
   closedir(dir);
   ASSERT_GE(answers.size(), 15u);
-  const std::string parent = find_seed("gen")->source;
+  const std::string parent = find_seed(test::w4a16_problem(), "gen")->source;
   int sources = 0, malformed = 0;
   for (auto [name, text] : answers) {
     // The server fills this in from the prompt's parent.

@@ -26,7 +26,7 @@ class ReportTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(Database::open(test::temp_path("report.db"), &db).ok());
     RunRecord run;
-    run.shape = "512x1024";
+    run.shape = "w4a16_gemv:512x1024";
     run.proposers = "mutator, llm:coder";
     run.tokens_used = 1234;
     run.cost = 0.05;
@@ -72,7 +72,7 @@ KOPT_KERNEL void gemv() { /* new */ }
     e.candidate_id = c.id;
     e.run_id = run_id;
     e.candidate_key = c.key;
-    e.shape = "512x1024";
+    e.shape = "w4a16_gemv:512x1024";
     e.device = "Test GPU";
     e.verdict = verdict;
     e.stage = verdict == "ok" ? "time" : "verify";

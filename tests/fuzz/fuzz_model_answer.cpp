@@ -3,7 +3,7 @@
 #include <string>
 
 #include "agent/answer_parser.h"
-#include "seeds/seeds.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   static const std::string parent = kopt::find_seed("vec")->source;

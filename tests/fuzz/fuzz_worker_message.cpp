@@ -2,6 +2,7 @@
 // contract must turn any bytes into a value or an error, never a crash.
 #include <string>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
 #include "sandbox/evaluation.h"
 #include "sandbox/protocol.h"
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   kopt::Candidate c;
   if (kopt::parse_candidate("/* kopt:" + text + "*/", {}, &c).ok()) {
     kopt::LaunchPlan plan;
-    (void)kopt::plan_launches(c, kopt::Shape{4096, 7168, 64}, kopt::DeviceLimits{}, &plan);
+    (void)kopt::plan_launches(c, kopt::w4a16::shape(4096, 7168, 64), kopt::DeviceLimits{}, &plan);
   }
   // The bytes as the value of each typed field of an otherwise valid
   // contract (a model that writes a number for "name", an object for

@@ -14,8 +14,8 @@ import sys
 
 src, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
-gen = open(os.path.join(src, "seeds/gen.hip")).read()
-dot = open(os.path.join(src, "seeds/dot.hip")).read()
+gen = open(os.path.join(src, "problems/w4a16_gemv/seeds/gen.hip")).read()
+dot = open(os.path.join(src, "problems/w4a16_gemv/seeds/dot.hip")).read()
 
 
 def with_defaults(source, name, description, **defaults):

@@ -4,10 +4,11 @@
 
 #include <cstdlib>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
 #include "sandbox/prelude.h"
 #include "sandbox/static_checks.h"
-#include "seeds/seeds.h"
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -48,7 +49,7 @@ TEST(AmdOfflineTest, AllSeedsCompileForGfx906) {
   if (!toolchain_or_skip(&tc))
     GTEST_SKIP()
         << "no clang++-15 with ROCm device libraries; install them with scripts/install-deps";
-  for (const auto& seed : builtin_seeds()) {
+  for (const auto& seed : test::w4a16_problem().seeds()) {
     Candidate c;
     ASSERT_TRUE(parse_candidate(seed.source, {}, &c).ok());
     std::vector<std::string> kernels;
@@ -57,7 +58,9 @@ TEST(AmdOfflineTest, AllSeedsCompileForGfx906) {
     std::string cleaned;
     ASSERT_TRUE(check_source(c.source, kernels, &cleaned).ok());
     AmdResources r;
-    ASSERT_TRUE(check_gfx906(tc, assemble_source(cleaned), parameter_defines(c), 120, &r).ok());
+    ASSERT_TRUE(check_gfx906(tc, assemble_source(test::w4a16_problem(), cleaned),
+                             parameter_defines(c), 120, &r)
+                    .ok());
     EXPECT_TRUE(r.checked);
     EXPECT_TRUE(r.compiled) << seed.name << ": " << r.note << "\n" << r.log;
     EXPECT_GT(r.vgprs, 0) << seed.name;
@@ -70,8 +73,10 @@ TEST(AmdOfflineTest, CompileErrorsAreRecorded) {
   AmdToolchain tc;
   if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
   AmdResources r;
-  ASSERT_TRUE(
-      check_gfx906(tc, assemble_source("KOPT_KERNEL void gemv() { nope(); }"), {}, 60, &r).ok());
+  ASSERT_TRUE(check_gfx906(
+                  tc, assemble_source(test::w4a16_problem(), "KOPT_KERNEL void gemv() { nope(); }"),
+                  {}, 60, &r)
+                  .ok());
   EXPECT_TRUE(r.checked);
   EXPECT_FALSE(r.compiled);
   EXPECT_NE(r.log.find("nope"), std::string::npos);

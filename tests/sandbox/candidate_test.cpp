@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "seeds/seeds.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -29,7 +30,8 @@ TEST(CandidateTest, PlansLaunchesForAShape) {
   ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &c).ok());
   LaunchPlan plan;
   ASSERT_TRUE(
-      plan_launches(c, Shape{7168, 9216, 64}, DeviceLimits{32, 132, 1024, 49152}, &plan).ok());
+      plan_launches(c, w4a16::shape(7168, 9216, 64), DeviceLimits{32, 132, 1024, 49152}, &plan)
+          .ok());
   ASSERT_TRUE(plan.supported);
   EXPECT_EQ(plan.launches[0].grid[0], 2304u);
   EXPECT_EQ(plan.launches[0].block[0], 128u);
@@ -40,7 +42,7 @@ TEST(CandidateTest, RequiresMarksUnsupportedShapes) {
   Candidate c;
   ASSERT_TRUE(parse_candidate(kMinimal, {}, &c).ok());
   LaunchPlan plan;
-  ASSERT_TRUE(plan_launches(c, Shape{96, 10, 32}, DeviceLimits{}, &plan).ok());
+  ASSERT_TRUE(plan_launches(c, w4a16::shape(96, 10, 32), DeviceLimits{}, &plan).ok());
   EXPECT_FALSE(plan.supported);
   EXPECT_NE(plan.unsupported_reason.find("K % 64 == 0"), std::string::npos);
 }
@@ -122,7 +124,7 @@ TEST(CandidateTest, OverflowingExpressionsAreContractErrors) {
           {}, &c)
           .ok());
   LaunchPlan plan;
-  Status s = plan_launches(c, Shape{64, 64, 64}, DeviceLimits{}, &plan);
+  Status s = plan_launches(c, w4a16::shape(64, 64, 64), DeviceLimits{}, &plan);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("overflow"), std::string::npos) << s.message();
 }
@@ -134,7 +136,7 @@ TEST(CandidateTest, PlanRejectsImpossibleGeometry) {
                               {}, &c)
                   .ok());
   LaunchPlan plan;
-  Status s = plan_launches(c, Shape{64, 64, 64}, DeviceLimits{}, &plan);
+  Status s = plan_launches(c, w4a16::shape(64, 64, 64), DeviceLimits{}, &plan);
   EXPECT_FALSE(s.ok());
 }
 
@@ -148,11 +150,11 @@ TEST(CandidateTest, KeyDependsOnSourceAndParameters) {
 }
 
 TEST(CandidateTest, EverySeedPlansEveryContestShape) {
-  for (const auto& seed : builtin_seeds()) {
+  for (const auto& seed : test::w4a16_problem().seeds()) {
     Candidate c;
     ASSERT_TRUE(parse_candidate(seed.source, {}, &c).ok()) << seed.name;
     for (int64_t warp : {32, 64}) {
-      for (const Shape& s : contest_suite()) {
+      for (const Shape& s : w4a16::contest_suite()) {
         LaunchPlan plan;
         Status st = plan_launches(c, s, DeviceLimits{warp, 60, 1024, 65536}, &plan);
         EXPECT_TRUE(st.ok()) << seed.name << " " << s.name() << ": " << st.message();

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <random>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/sandbox.h"
-#include "seeds/seeds.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -51,9 +51,10 @@ class GpuTest : public ::testing::Test {
 };
 
 TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
-  const Shape shapes[] = {{5120, 256, 64},   {384, 5120, 64}, {2048, 2880, 64},
-                          {4096, 7168, 128}, {1536, 96, 32},  {64, 1, 64}};
-  for (const auto& seed : builtin_seeds())
+  const Shape shapes[] = {w4a16::shape(5120, 256, 64),  w4a16::shape(384, 5120, 64),
+                          w4a16::shape(2048, 2880, 64), w4a16::shape(4096, 7168, 128),
+                          w4a16::shape(1536, 96, 32),   w4a16::shape(64, 1, 64)};
+  for (const auto& seed : test::w4a16_problem().seeds())
     for (const Shape& shape : shapes) {
       EvalResult r = run(seed.source, shape);
       EXPECT_EQ(r.verdict, Verdict::kOk)
@@ -63,7 +64,8 @@ TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
 }
 
 TEST_F(GpuTest, TimingReportsBandwidthAndMethod) {
-  EvalResult r = run(find_seed("vec")->source, Shape{7168, 9216, 64}, /*time=*/true);
+  EvalResult r = run(find_seed(test::w4a16_problem(), "vec")->source, w4a16::shape(7168, 9216, 64),
+                     /*time=*/true);
   ASSERT_EQ(r.verdict, Verdict::kOk) << r.message;
   ASSERT_TRUE(r.timing.has_value());
   EXPECT_GT(r.timing->median_us, 1.0);
@@ -79,55 +81,55 @@ TEST_F(GpuTest, TimingReportsBandwidthAndMethod) {
 }
 
 TEST_F(GpuTest, RejectsAKernelThatWritesNothing) {
-  EvalResult r = run(adversarial("writes_nothing"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("writes_nothing"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
 }
 
 TEST_F(GpuTest, RejectsAKernelThatWritesHalf) {
-  EvalResult r = run(adversarial("writes_half"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("writes_half"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
   EXPECT_EQ(r.first_bad_index, 512);
 }
 
 TEST_F(GpuTest, RejectsAKernelThatHangsAndEnds) {
   auto start = std::chrono::steady_clock::now();
-  EvalResult r = run(adversarial("hangs"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("hangs"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kTimeout) << r.message;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
 }
 
 TEST_F(GpuTest, RejectsOutOfBoundsWrites) {
-  EvalResult r = run(adversarial("writes_out_of_bounds"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("writes_out_of_bounds"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kGuardViolation) << r.message;
 }
 
 TEST_F(GpuTest, RejectsTensorCores) {
-  EvalResult r = run(adversarial("tensor_core"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("tensor_core"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kStaticRejected) << r.message;
 }
 
 TEST_F(GpuTest, FaultingKernelIsALaunchErrorAndTheWorkerRecovers) {
   Sandbox sandbox(options());
-  EvalRequest r = request(adversarial("faults"), Shape{512, 1024, 64});
+  EvalRequest r = request(adversarial("faults"), w4a16::shape(512, 1024, 64));
   EvalResult bad = sandbox.evaluate(r);
   EXPECT_EQ(bad.verdict, Verdict::kLaunchError) << bad.message;
-  r.source = find_seed("naive")->source;
+  r.source = find_seed(test::w4a16_problem(), "naive")->source;
   EvalResult good = sandbox.evaluate(r);
   EXPECT_EQ(good.verdict, Verdict::kOk) << good.message;
 }
 
 TEST_F(GpuTest, RejectsConstantOutput) {
-  EvalResult r = run(adversarial("constant_output"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("constant_output"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
 }
 
 TEST_F(GpuTest, RejectsInputMutation) {
-  EvalResult r = run(adversarial("mutates_input"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("mutates_input"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
 }
 
 TEST_F(GpuTest, RejectsStaleOutputFromAnEarlierCall) {
-  EvalResult r = run(adversarial("stale_output"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("stale_output"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
 }
 
@@ -135,7 +137,7 @@ TEST_F(GpuTest, RejectsStaleOutputFromAnEarlierCall) {
 // a run); regenerating x between timing batches, and checking the timed
 // runs' outputs, does.
 TEST_F(GpuTest, CatchesResultsCachedByPointerInTheTimedRuns) {
-  EvalResult r = run(adversarial("cache_by_pointer"), Shape{4096, 4096, 64}, /*time=*/true);
+  EvalResult r = run(adversarial("cache_by_pointer"), w4a16::shape(4096, 4096, 64), /*time=*/true);
   EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
   EXPECT_EQ(r.dataset, "timed run") << r.message;
 }
@@ -145,7 +147,7 @@ TEST_F(GpuTest, CatchesResultsCachedByPointerInTheTimedRuns) {
 // replay it has to do all the work, so it is no faster than the same kernel
 // without the skip.
 TEST_F(GpuTest, ReturningEarlyWhenTheOutputLooksWrittenGainsNothing) {
-  const Shape shape{4096, 4096, 64};
+  const Shape shape = w4a16::shape(4096, 4096, 64);
   std::string cheat = adversarial("early_return_when_right");
   std::string honest = cheat;
   const std::string skip =
@@ -166,30 +168,33 @@ TEST_F(GpuTest, ReturningEarlyWhenTheOutputLooksWrittenGainsNothing) {
 // Honest during verification, cheating in the timed calls: each class is
 // caught there, with its verdict, on the timed run.
 TEST_F(GpuTest, AFractionOfTheColumnsPerCallIsCaughtInTheTimedRuns) {
-  EvalResult r = run(adversarial("rotating_columns"), Shape{2048, 1024, 64}, /*time=*/true);
+  EvalResult r = run(adversarial("rotating_columns"), w4a16::shape(2048, 1024, 64), /*time=*/true);
   EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
   EXPECT_EQ(r.dataset, "timed run") << r.message;
 }
 
 TEST_F(GpuTest, SkippingTheCallsAnOlderProtocolDidNotCheckIsCaught) {
-  EvalResult r = run(adversarial("skips_unchecked_calls"), Shape{2048, 1024, 64}, /*time=*/true);
+  EvalResult r =
+      run(adversarial("skips_unchecked_calls"), w4a16::shape(2048, 1024, 64), /*time=*/true);
   EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
   EXPECT_EQ(r.dataset, "timed run") << r.message;
 }
 
 TEST_F(GpuTest, AGuardWriteDuringTimingIsCaught) {
-  EvalResult r = run(adversarial("writes_guard_in_timing"), Shape{2048, 1024, 64}, /*time=*/true);
+  EvalResult r =
+      run(adversarial("writes_guard_in_timing"), w4a16::shape(2048, 1024, 64), /*time=*/true);
   EXPECT_EQ(r.verdict, Verdict::kGuardViolation) << r.message;
   EXPECT_NE(r.message.find("timing"), std::string::npos) << r.message;
 }
 
 TEST_F(GpuTest, ChangingXDuringTimingIsCaught) {
-  EvalResult r = run(adversarial("mutates_input_in_timing"), Shape{2048, 1024, 64}, /*time=*/true);
+  EvalResult r =
+      run(adversarial("mutates_input_in_timing"), w4a16::shape(2048, 1024, 64), /*time=*/true);
   EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
 }
 
 TEST_F(GpuTest, AMatrixInstructionHiddenInAMacroIsRejected) {
-  EvalResult r = run(adversarial("tensor_core_hidden"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("tensor_core_hidden"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kStaticRejected) << r.message;
 }
 
@@ -197,8 +202,8 @@ TEST_F(GpuTest, AMatrixInstructionHiddenInAMacroIsRejected) {
 // seeds pass it and are timed below the read bandwidth.
 TEST_F(GpuTest, HonestSeedsPassTheTimingScreenBelowThePhysicsFloor) {
   for (const char* name : {"vec", "splitk", "dot", "gen"})
-    for (const Shape& shape : {Shape{5120, 256, 64}, Shape{7168, 9216, 64}}) {
-      EvalResult r = run(find_seed(name)->source, shape, /*time=*/true);
+    for (const Shape& shape : {w4a16::shape(5120, 256, 64), w4a16::shape(7168, 9216, 64)}) {
+      EvalResult r = run(find_seed(test::w4a16_problem(), name)->source, shape, /*time=*/true);
       ASSERT_EQ(r.verdict, Verdict::kOk) << name << " " << shape.name() << ": " << r.message;
       EXPECT_LT(r.timing->fraction_of_read_bw, 1.0) << name;
       EXPECT_GE(r.timing->calls_per_repetition, 64);
@@ -206,13 +211,13 @@ TEST_F(GpuTest, HonestSeedsPassTheTimingScreenBelowThePhysicsFloor) {
 }
 
 TEST_F(GpuTest, TrapsAndIllegalReadsAreLaunchErrors) {
-  EXPECT_EQ(run(adversarial("traps"), Shape{512, 1024, 64}).verdict, Verdict::kLaunchError);
-  EXPECT_EQ(run(adversarial("reads_out_of_bounds"), Shape{512, 1024, 64}).verdict,
+  EXPECT_EQ(run(adversarial("traps"), w4a16::shape(512, 1024, 64)).verdict, Verdict::kLaunchError);
+  EXPECT_EQ(run(adversarial("reads_out_of_bounds"), w4a16::shape(512, 1024, 64)).verdict,
             Verdict::kLaunchError);
 }
 
 TEST_F(GpuTest, PrintfFloodIsCappedAndRejected) {
-  EvalResult r = run(adversarial("printf_flood"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("printf_flood"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kNotWritten) << r.message;
   EXPECT_LE(r.log.size(), WorkerLimits().output_cap + 16384 + 64);
 }
@@ -220,7 +225,7 @@ TEST_F(GpuTest, PrintfFloodIsCappedAndRejected) {
 TEST_F(GpuTest, CompileBombEndsWithinTheCompileLimit) {
   auto start = std::chrono::steady_clock::now();
   EvalResult r =
-      run(adversarial("compile_bomb"), Shape{512, 1024, 64}, false, {}, /*compile_s=*/10);
+      run(adversarial("compile_bomb"), w4a16::shape(512, 1024, 64), false, {}, /*compile_s=*/10);
   EXPECT_TRUE(r.verdict == Verdict::kTimeout || r.verdict == Verdict::kCompileError)
       << verdict_name(r.verdict) << ": " << r.message;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 40.0);
@@ -229,7 +234,7 @@ TEST_F(GpuTest, CompileBombEndsWithinTheCompileLimit) {
 // Slots the kernel never writes hold NaN in the first run and 3.4e38 in the
 // second; a rerun with zeroed shared memory names the cause.
 TEST_F(GpuTest, RejectsReadsOfUninitialisedSharedMemory) {
-  EvalResult r = run(adversarial("uninitialised_shared"), Shape{512, 1024, 64});
+  EvalResult r = run(adversarial("uninitialised_shared"), w4a16::shape(512, 1024, 64));
   EXPECT_EQ(r.verdict, Verdict::kWrongResult) << r.message;
   EXPECT_NE(r.message.find("reads shared memory it never wrote"), std::string::npos) << r.message;
 }
@@ -238,11 +243,12 @@ TEST_F(GpuTest, RejectsReadsOfUninitialisedSharedMemory) {
 // verification (so the overfitting is real); with the fresh seed every
 // evaluation draws, it is rejected.
 TEST_F(GpuTest, RejectsAKernelFittedToTheInputsOfOneSeed) {
-  const uint64_t fitted_seed = request("", Shape{64, 8, 64}).seed;  // the seed run() uses
-  const Shape shape{512, 1024, 64};
+  const uint64_t fitted_seed = request("", w4a16::shape(64, 8, 64)).seed;  // the seed run() uses
+  const Shape shape = w4a16::shape(512, 1024, 64);
   std::string fingerprints;
-  for (Dataset d : all_datasets()) {
-    ProblemData data = generate_problem(shape, d, verification_seed(fitted_seed, 0, d));
+  for (size_t d = 0; d < test::w4a16_problem().datasets().size(); ++d) {
+    ProblemData data =
+        test::w4a16_problem().generate(shape, d, verification_seed(fitted_seed, 0, d));
     uint64_t f = 0;
     std::memcpy(&f, data.x.data(), sizeof f);
     fingerprints += (fingerprints.empty() ? "" : ", ") + std::to_string(f) + "ull";
@@ -267,7 +273,7 @@ TEST_F(GpuTest, RejectsAKernelFittedToTheInputsOfOneSeed) {
 // passes the same verification and is timed the same way.
 TEST_F(GpuTest, VendorBlasBaselineVerifiesAndIsTimed) {
   Sandbox sandbox(options());
-  EvalRequest r = request("", Shape{4096, 4096, 64}, /*time=*/true);
+  EvalRequest r = request("", w4a16::shape(4096, 4096, 64), /*time=*/true);
   r.baseline = kVendorBlasBaseline;
   EvalResult res = sandbox.evaluate(r);
   ASSERT_EQ(res.verdict, Verdict::kOk) << res.message;
@@ -279,7 +285,7 @@ TEST_F(GpuTest, VendorBlasBaselineVerifiesAndIsTimed) {
 }
 
 TEST_F(GpuTest, UnsupportedShapeIsNotAFailure) {
-  EvalResult r = run(find_seed("vec")->source, Shape{48, 16, 16});
+  EvalResult r = run(find_seed(test::w4a16_problem(), "vec")->source, w4a16::shape(48, 16, 16));
   EXPECT_EQ(r.verdict, Verdict::kUnsupportedShape) << r.message;
 }
 

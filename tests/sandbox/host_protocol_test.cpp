@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/host_device.h"
 #include "sandbox/verification.h"
 
@@ -19,7 +20,7 @@ namespace kopt {
 namespace {
 
 constexpr double kHonestFraction = 0.6;  // honest kernels run at 60% of the read bandwidth
-const Shape kShape{256, 48, 64};
+const Shape kShape = w4a16::shape(256, 48, 64);
 
 // Calls the verification screen makes: 2 runs per input set (trials × 4 sets).
 constexpr int kVerificationCalls = 2 * 4;
@@ -56,7 +57,7 @@ class HostProtocolTest : public ::testing::Test {
     return modelled_time_us(kShape, device.info().read_bandwidth_gbps, kHonestFraction);
   }
   void honest(HostLaunch& l) const {
-    host_gemv(l.x, l.w, l.y, l.shape);
+    host_reference(l.x, l.w, l.y, l.shape);
     l.cost_us = honest_us();
   }
   // A program from one call function.
@@ -97,7 +98,7 @@ TEST_F(HostProtocolTest, AnHonestKernelPassesAndIsTimedByItsModel) {
 TEST_F(HostProtocolTest, AnHonestKernelWithARelayoutPasses) {
   HostProgram p = program([this](HostLaunch& l) { honest(l); });
   // A re-layout that is a byte-wise complement; the call undoes it.
-  const size_t bytes = CanonicalLayout::of(kShape).total_bytes;
+  const size_t bytes = w4a16::CanonicalLayout::of(kShape).total_bytes;
   p.traits.has_relayout = true;
   p.traits.packed_bytes = bytes;
   p.relayout = [bytes](const uint8_t* c, uint8_t* packed, const Shape&) {
@@ -106,7 +107,7 @@ TEST_F(HostProtocolTest, AnHonestKernelWithARelayoutPasses) {
   p.call = [this, bytes](HostLaunch& l) {
     std::vector<uint8_t> canonical(bytes);
     for (size_t i = 0; i < bytes; ++i) canonical[i] = static_cast<uint8_t>(~l.w[i]);
-    host_gemv(l.x, canonical.data(), l.y, l.shape);
+    host_reference(l.x, canonical.data(), l.y, l.shape);
     l.cost_us = honest_us();
   };
   Outcome o = evaluate(p);
@@ -164,7 +165,7 @@ void expect_content_cache_never_pays(HostProtocolTest* t, HostDevice& device, in
   HostProgram p;
   p.call = [=](HostLaunch& l) {
     const bool timed = ++*calls > kVerificationCalls;
-    std::vector<uint16_t> key(l.x, l.x + std::min(key_elements, l.shape.K));
+    std::vector<uint16_t> key(l.x, l.x + std::min(key_elements, l.shape.var("K")));
     auto it = cache->find(key);
     if (it != cache->end()) {
       *timed_hits += timed;
@@ -173,7 +174,7 @@ void expect_content_cache_never_pays(HostProtocolTest* t, HostDevice& device, in
       return;
     }
     honest(l);
-    (*cache)[key] = std::vector<float>(l.y, l.y + l.shape.N);
+    (*cache)[key] = std::vector<float>(l.y, l.y + l.shape.var("N"));
   };
   Outcome o = evaluate(p);
   ASSERT_TRUE(o.passed) << o.result.message;  // its outputs are right...
@@ -186,7 +187,7 @@ void expect_content_cache_never_pays(HostProtocolTest* t, HostDevice& device, in
 TEST_F(HostProtocolTest, AResultCacheKeyedByTheContentsOfXNeverPays) {
   auto eval = [this](HostProgram p) { return evaluate(p); };
   auto h = [this](HostLaunch& l) { honest(l); };
-  expect_content_cache_never_pays(this, device, kShape.K, eval, h, honest_us());
+  expect_content_cache_never_pays(this, device, kShape.var("K"), eval, h, honest_us());
   expect_content_cache_never_pays(this, device, 4, eval, h, honest_us());
 }
 
@@ -195,10 +196,10 @@ TEST_F(HostProtocolTest, AFractionOfTheColumnsPerCallInRotationIsCaught) {
   Outcome o = evaluate(honest_then([this, turn](HostLaunch& l) {
     // Each call computes a quarter of the columns; the other three quarters
     // are left from earlier calls on the same y.
-    std::vector<float> full(static_cast<size_t>(l.shape.N));
-    host_gemv(l.x, l.w, full.data(), l.shape);
+    std::vector<float> full(static_cast<size_t>(l.shape.var("N")));
+    host_reference(l.x, l.w, full.data(), l.shape);
     const int part = (*turn)[l.y]++ % 4;
-    for (int64_t n = 0; n < l.shape.N; ++n)
+    for (int64_t n = 0; n < l.shape.var("N"); ++n)
       if (n % 4 == part) l.y[n] = full[static_cast<size_t>(n)];
     l.cost_us = honest_us() / 4;
   }));
@@ -231,7 +232,7 @@ TEST_F(HostProtocolTest, DeclaredSizesDoNotShrinkTheRotation) {
   ASSERT_TRUE(o.passed) << o.result.message;
   EXPECT_EQ(o.result.timing->weight_copies, honest_run.result.timing->weight_copies);
 
-  const size_t bytes = CanonicalLayout::of(kShape).total_bytes;
+  const size_t bytes = w4a16::CanonicalLayout::of(kShape).total_bytes;
   HostProgram padded = program([this](HostLaunch& l) { honest(l); });
   padded.traits.has_relayout = true;
   padded.traits.packed_bytes = 512 * 1024;  // the canonical blob, then unread padding
@@ -283,7 +284,7 @@ TEST_F(HostProtocolTest, ComputingLaterCallsAheadFromALearnedOrderIsCaught) {
       honest(l);
       for (size_t i = 1; i < m->previous.size(); ++i) {
         HostLaunch ahead = m->previous[i];
-        host_gemv(ahead.x, ahead.w, ahead.y, ahead.shape);
+        host_reference(ahead.x, ahead.w, ahead.y, ahead.shape);
       }
       l.cost_us = honest_us() * 0.5;
       return;
@@ -304,7 +305,7 @@ TEST_F(HostProtocolTest, ComputingLaterCallsAheadFromALearnedOrderIsCaught) {
 TEST_F(HostProtocolTest, AGuardWriteDuringTimingIsCaught) {
   Outcome o = evaluate(honest_then([this](HostLaunch& l) {
     honest(l);
-    l.y[l.shape.N + 3] = 1.0f;  // just past the output
+    l.y[l.shape.var("N") + 3] = 1.0f;  // just past the output
   }));
   EXPECT_VERDICT(o, Verdict::kGuardViolation);
   EXPECT_NE(o.result.message.find("timing"), std::string::npos) << o.result.message;
@@ -345,7 +346,7 @@ TEST_F(HostProtocolTest, WeightsChangedAndRestoredDuringTimingGiveWrongResults) 
 
 TEST_F(HostProtocolTest, ATimeBeyondTheReadBandwidthIsImpossibleSpeed) {
   Outcome o = evaluate(program([this](HostLaunch& l) {
-    host_gemv(l.x, l.w, l.y, l.shape);
+    host_reference(l.x, l.w, l.y, l.shape);
     l.cost_us = honest_us() * kHonestFraction / 3;  // 3× the read bandwidth
   }));
   EXPECT_VERDICT(o, Verdict::kImpossibleSpeed);
@@ -368,9 +369,9 @@ TEST(PhysicsFloor, NamesTheBandwidthATimeWouldImply) {
 
 TEST_F(HostProtocolTest, WritingHalfTheOutputIsNotWritten) {
   Outcome o = evaluate(program([this](HostLaunch& l) {
-    std::vector<float> full(static_cast<size_t>(l.shape.N));
-    host_gemv(l.x, l.w, full.data(), l.shape);
-    std::memcpy(l.y, full.data(), static_cast<size_t>(l.shape.N / 2) * 4);
+    std::vector<float> full(static_cast<size_t>(l.shape.var("N")));
+    host_reference(l.x, l.w, full.data(), l.shape);
+    std::memcpy(l.y, full.data(), static_cast<size_t>(l.shape.var("N") / 2) * 4);
     l.cost_us = honest_us();
   }));
   EXPECT_VERDICT(o, Verdict::kNotWritten);
@@ -403,7 +404,7 @@ TEST_F(HostProtocolTest, ResultsThatDifferBetweenRunsAreNondeterministic) {
 
 TEST_F(HostProtocolTest, AConstantOutputIsWrongOrZeroVariance) {
   Outcome o = evaluate(program([](HostLaunch& l) {
-    for (int64_t n = 0; n < l.shape.N; ++n) l.y[n] = 0.5f;
+    for (int64_t n = 0; n < l.shape.var("N"); ++n) l.y[n] = 0.5f;
   }));
   EXPECT_VERDICT(o, Verdict::kWrongResult);
 }
@@ -436,7 +437,7 @@ TEST_F(HostProtocolTest, ABaselineMayMissTheBoundOnOutliersOnly) {
   // A peer whose results are off by 2% everywhere still fails (not only on outliers).
   HostProgram p = program([this](HostLaunch& l) {
     honest(l);
-    for (int64_t n = 0; n < l.shape.N; ++n) l.y[n] = l.y[n] * 1.03f + 0.05f;
+    for (int64_t n = 0; n < l.shape.var("N"); ++n) l.y[n] = l.y[n] * 1.03f + 0.05f;
   });
   p.traits.baseline = true;
   Outcome o = evaluate(p);

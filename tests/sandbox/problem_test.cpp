@@ -6,33 +6,35 @@
 #include <cstring>
 #include <limits>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
+
 namespace kopt {
 namespace {
 
 TEST(ProblemTest, ContestSuiteHasFourteenShapesAnd140MB) {
-  auto shapes = contest_suite();
+  auto shapes = w4a16::contest_suite();
   ASSERT_EQ(shapes.size(), 14u);
   int64_t total = 0;
   for (const auto& s : shapes) total += shape_bytes(s);
   // The contest's byte counts: 140.1 MB over the 14 shapes; 7168x9216 alone is 37.21 MB.
   EXPECT_NEAR(static_cast<double>(total) / 1e6, 140.1, 0.05);
-  EXPECT_NEAR(static_cast<double>(shape_bytes(Shape{7168, 9216, 64})) / 1e6, 37.21, 0.01);
+  EXPECT_NEAR(static_cast<double>(shape_bytes(w4a16::shape(7168, 9216, 64))) / 1e6, 37.21, 0.01);
   EXPECT_EQ(shapes[0].name(), "7168x9216");
 }
 
 TEST(ProblemTest, ParseShapeAcceptsAndRejects) {
   Shape s;
-  ASSERT_TRUE(parse_shape("5120x256", 64, &s).ok());
-  EXPECT_EQ(s.K, 5120);
-  EXPECT_EQ(s.N, 256);
-  ASSERT_TRUE(parse_shape("4096x7168/g128", 64, &s).ok());
-  EXPECT_EQ(s.G, 128);
+  ASSERT_TRUE(parse_shape("", "5120x256", {{"G", 64}}, &s).ok());
+  EXPECT_EQ(s.var("K"), 5120);
+  EXPECT_EQ(s.var("N"), 256);
+  ASSERT_TRUE(parse_shape("", "4096x7168/g128", {{"G", 64}}, &s).ok());
+  EXPECT_EQ(s.var("G"), 128);
   EXPECT_EQ(s.name(), "4096x7168/g128");
   for (const char* bad : {"", "x", "5120", "5120x", "x256", "-5x7", "0x256", "5120x0", "abcxdef",
                           "100x100", "99999999x2", "5120x256/g", "5120x256/g48"})
-    EXPECT_FALSE(parse_shape(bad, 64, &s).ok()) << bad;
-  EXPECT_FALSE(parse_shape("96x10", 64, &s).ok());  // G does not divide K
-  EXPECT_TRUE(parse_shape("96x10", 32, &s).ok());
+    EXPECT_FALSE(parse_shape("", bad, {{"G", 64}}, &s).ok()) << bad;
+  EXPECT_FALSE(parse_shape("", "96x10", {{"G", 64}}, &s).ok());  // G does not divide K
+  EXPECT_TRUE(parse_shape("", "96x10", {{"G", 32}}, &s).ok());
 }
 
 TEST(ProblemTest, HalfConversionRoundTripsEveryFiniteHalf) {
@@ -50,7 +52,7 @@ TEST(ProblemTest, HalfConversionRoundTripsEveryFiniteHalf) {
 }
 
 TEST(ProblemTest, CanonicalLayoutIsAlignedAndSized) {
-  CanonicalLayout l = CanonicalLayout::of(Shape{384, 5120, 64});
+  w4a16::CanonicalLayout l = w4a16::CanonicalLayout::of(w4a16::shape(384, 5120, 64));
   EXPECT_EQ(l.scales_offset % 256, 0u);
   EXPECT_EQ(l.offsets_offset % 256, 0u);
   EXPECT_GE(l.scales_offset, 5120u * 192);
@@ -61,42 +63,43 @@ TEST(ProblemTest, CanonicalLayoutIsAlignedAndSized) {
 // A 4x2 problem worked by hand: w = s*q + o with one group.
 TEST(ProblemTest, ReferenceMatchesHandComputation) {
   ProblemData d;
-  d.shape = Shape{4, 2, 4};
-  CanonicalLayout l = CanonicalLayout::of(d.shape);
-  d.blob.assign(l.total_bytes, 0);
+  d.shape = w4a16::shape(4, 2, 4);
+  w4a16::CanonicalLayout l = w4a16::CanonicalLayout::of(d.shape);
+  d.weights.assign(l.total_bytes, 0);
   // column 0: q = 1,2,3,4 ; column 1: q = 15,0,7,8
-  d.blob[0] = 1 | (2 << 4);
-  d.blob[1] = 3 | (4 << 4);
-  d.blob[2] = 15 | (0 << 4);
-  d.blob[3] = 7 | (8 << 4);
+  d.weights[0] = 1 | (2 << 4);
+  d.weights[1] = 3 | (4 << 4);
+  d.weights[2] = 15 | (0 << 4);
+  d.weights[3] = 7 | (8 << 4);
   uint16_t s[2] = {float_to_half(0.5f), float_to_half(2.0f)},
            o[2] = {float_to_half(-1.0f), float_to_half(0.25f)};
-  std::memcpy(d.blob.data() + l.scales_offset, s, 4);
-  std::memcpy(d.blob.data() + l.offsets_offset, o, 4);
+  std::memcpy(d.weights.data() + l.scales_offset, s, 4);
+  std::memcpy(d.weights.data() + l.offsets_offset, o, 4);
   d.x = {float_to_half(1), float_to_half(-2), float_to_half(0.5f), float_to_half(3)};
-  auto y = reference_gemv(d);
+  auto y = w4a16::reference_gemv(d);
   // col 0: w = -0.5, 0, 0.5, 1  -> -0.5 + 0 + 0.25 + 3 = 2.75
   // col 1: w = 30.25, 0.25, 14.25, 16.25 -> 30.25 - 0.5 + 7.125 + 48.75 = 85.625
   EXPECT_DOUBLE_EQ(y[0], 2.75);
   EXPECT_DOUBLE_EQ(y[1], 85.625);
-  EXPECT_EQ(d.q(1, 0), 15);
-  EXPECT_EQ(d.q(1, 3), 8);
+  EXPECT_EQ(w4a16::q(d, 1, 0), 15);
+  EXPECT_EQ(w4a16::q(d, 1, 3), 8);
 }
 
 TEST(ProblemTest, GenerationIsDeterministicAndSeedSensitive) {
-  Shape s{256, 64, 64};
-  auto a = generate_problem(s, Dataset::kRandom, 42), b = generate_problem(s, Dataset::kRandom, 42),
-       c = generate_problem(s, Dataset::kRandom, 43);
-  EXPECT_EQ(a.blob, b.blob);
+  Shape s = w4a16::shape(256, 64, 64);
+  auto a = w4a16::generate_problem(s, w4a16::kRandom, 42),
+       b = w4a16::generate_problem(s, w4a16::kRandom, 42),
+       c = w4a16::generate_problem(s, w4a16::kRandom, 43);
+  EXPECT_EQ(a.weights, b.weights);
   EXPECT_EQ(a.x, b.x);
-  EXPECT_NE(a.blob, c.blob);
+  EXPECT_NE(a.weights, c.weights);
   EXPECT_NE(a.x, c.x);
 }
 
 TEST(ProblemTest, RandomOutputsAreWellAboveTolerance) {
   // An all-zero output must fail: nearly every |y| must exceed atol.
-  auto d = generate_problem(Shape{384, 512, 64}, Dataset::kRandom, 7);
-  auto y = reference_gemv(d);
+  auto d = w4a16::generate_problem(w4a16::shape(384, 512, 64), w4a16::kRandom, 7);
+  auto y = w4a16::reference_gemv(d);
   int small = 0;
   for (double v : y) small += std::fabs(v) < 0.02;
   EXPECT_LT(small, 512 / 20);
@@ -105,28 +108,28 @@ TEST(ProblemTest, RandomOutputsAreWellAboveTolerance) {
 }
 
 TEST(ProblemTest, ExactIntegerSetHasExactSixteenthsAnswers) {
-  auto d = generate_problem(Shape{512, 64, 64}, Dataset::kExactInteger, 3);
+  auto d = w4a16::generate_problem(w4a16::shape(512, 64, 64), w4a16::kExactInteger, 3);
   for (uint16_t h : d.x) EXPECT_EQ(half_to_float(h), std::round(half_to_float(h)));
-  for (double v : reference_gemv(d)) EXPECT_EQ(v * 16, std::round(v * 16));
+  for (double v : w4a16::reference_gemv(d)) EXPECT_EQ(v * 16, std::round(v * 16));
 }
 
 TEST(ProblemTest, OneHotSelectsOneRowOfW) {
-  Shape s{128, 16, 32};
-  auto d = generate_problem(s, Dataset::kOneHot, 11);
+  Shape s = w4a16::shape(128, 16, 32);
+  auto d = w4a16::generate_problem(s, w4a16::kOneHot, 11);
   int64_t hot = -1;
-  for (int64_t k = 0; k < s.K; ++k)
+  for (int64_t k = 0; k < s.var("K"); ++k)
     if (d.x[static_cast<size_t>(k)] != 0) hot = k;
   ASSERT_GE(hot, 0);
-  auto y = reference_gemv(d);
-  for (int64_t n = 0; n < s.N; ++n) {
-    double w = half_to_float(d.scale_bits(n, hot / s.G)) * d.q(n, hot) +
-               half_to_float(d.offset_bits(n, hot / s.G));
+  auto y = w4a16::reference_gemv(d);
+  for (int64_t n = 0; n < s.var("N"); ++n) {
+    double w = half_to_float(w4a16::scale_bits(d, n, hot / s.var("G"))) * w4a16::q(d, n, hot) +
+               half_to_float(w4a16::offset_bits(d, n, hot / s.var("G")));
     EXPECT_DOUBLE_EQ(y[static_cast<size_t>(n)], w);
   }
 }
 
 TEST(ProblemTest, OutlierSetHasLargeChannels) {
-  auto d = generate_problem(Shape{1024, 8, 64}, Dataset::kOutliers, 5);
+  auto d = w4a16::generate_problem(w4a16::shape(1024, 8, 64), w4a16::kOutliers, 5);
   int large = 0;
   for (uint16_t h : d.x) large += std::fabs(half_to_float(h)) >= 32;
   EXPECT_GE(large, 1);
@@ -134,8 +137,8 @@ TEST(ProblemTest, OutlierSetHasLargeChannels) {
 }
 
 TEST(ProblemTest, IntegerZeroConversionMatchesDequantisation) {
-  IntegerZeroWeights w;
-  w.shape = Shape{64, 3, 32};
+  w4a16::IntegerZeroWeights w;
+  w.shape = w4a16::shape(64, 3, 32);
   for (int i = 0; i < 64 * 3; ++i) w.q.push_back(static_cast<uint8_t>((i * 7) % 16));
   for (int i = 0; i < 6; ++i) {
     w.zeros.push_back(static_cast<uint8_t>(i + 5));
@@ -143,8 +146,8 @@ TEST(ProblemTest, IntegerZeroConversionMatchesDequantisation) {
   }
   std::vector<uint16_t> x(64);
   for (int k = 0; k < 64; ++k) x[static_cast<size_t>(k)] = float_to_half(k % 5 - 2.0f);
-  ProblemData d = from_integer_zero(w, x);
-  auto y = reference_gemv(d);
+  ProblemData d = w4a16::from_integer_zero(w, x);
+  auto y = w4a16::reference_gemv(d);
   for (int n = 0; n < 3; ++n) {
     double exact = 0, bound = 0;
     for (int k = 0; k < 64; ++k) {
@@ -157,7 +160,7 @@ TEST(ProblemTest, IntegerZeroConversionMatchesDequantisation) {
                w.zeros[static_cast<size_t>(g)] * s * std::ldexp(1.0, -11);
     }
     EXPECT_NEAR(y[static_cast<size_t>(n)], exact, bound + 1e-12);
-    EXPECT_EQ(d.q(n, 5), w.q[static_cast<size_t>(n * 64 + 5)]);
+    EXPECT_EQ(w4a16::q(d, n, 5), w.q[static_cast<size_t>(n * 64 + 5)]);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/evaluation.h"
 
 namespace kopt {
@@ -13,12 +14,13 @@ TEST(ProtocolTest, EvalRequestRoundTrips) {
   EvalRequest r;
   r.source = "src \"quoted\"\n";
   r.params = {{"ROWS", 4}};
-  r.shape = Shape{5120, 256, 128};
+  r.shape = w4a16::shape(5120, 256, 128);
   r.seed = 123456789012345ull;
   r.trials = 3;
   r.time = false;
   EvalRequest back;
-  ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok());
+  ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok())
+      << eval_request_from_json(to_json(r), &back).message();
   EXPECT_EQ(back.source, r.source);
   EXPECT_EQ(back.params, r.params);
   EXPECT_EQ(back.shape, r.shape);
@@ -30,16 +32,38 @@ TEST(ProtocolTest, EvalRequestRoundTrips) {
 TEST(ProtocolTest, BaselineRequestsNeedNoSource) {
   EvalRequest r;
   r.baseline = kVendorBlasBaseline;
-  r.shape = Shape{4096, 4096, 64};
+  r.shape = w4a16::shape(4096, 4096, 64);
   EvalRequest back;
-  ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok());
+  ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok())
+      << eval_request_from_json(to_json(r), &back).message();
   EXPECT_EQ(back.baseline, kVendorBlasBaseline);
-  nlohmann::json j =
-      nlohmann::json::parse(R"({"baseline": "vendor-blas-fp16", "shape": {"K": 64, "N": 8}})");
+  nlohmann::json j = nlohmann::json::parse(
+      R"({"protocol": 2, "baseline": "vendor-blas-fp16",
+          "shape": {"problem": "w4a16_gemv", "vars": {"K": 64, "N": 8, "G": 64}}})");
   ASSERT_TRUE(eval_request_from_json(j, &back).ok());
   EXPECT_TRUE(back.source.empty());
-  j = nlohmann::json::parse(R"({"baseline": 3, "shape": {"K": 64, "N": 8}})");
+  j["baseline"] = 3;
   EXPECT_FALSE(eval_request_from_json(j, &back).ok());
+}
+
+// kopt and kopt-worker of different builds are told apart: a request of
+// the first protocol (no version, shapes as K, N, G) is refused by name.
+TEST(ProtocolTest, ARequestOfAnotherProtocolVersionIsRefusedSayingSo) {
+  EvalRequest back;
+  nlohmann::json j = nlohmann::json::parse(
+      R"({"op": "eval", "source": "x", "shape": {"K": 64, "N": 8, "G": 64}})");
+  Status s = eval_request_from_json(j, &back);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("protocol version 1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("different builds"), std::string::npos) << s.message();
+  j["protocol"] = kProtocolVersion;
+  s = eval_request_from_json(j, &back);
+  ASSERT_FALSE(s.ok());  // the right version, an old shape: malformed
+  EXPECT_NE(s.message().find("shape"), std::string::npos) << s.message();
+  j["shape"] = {{"problem", "no_such_problem"}, {"vars", {{"K", 64}}}};
+  s = eval_request_from_json(j, &back);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no_such_problem"), std::string::npos) << s.message();
 }
 
 TEST(ProtocolTest, MalformedRequestsAreErrors) {

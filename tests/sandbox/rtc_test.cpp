@@ -2,10 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
 #include "sandbox/prelude.h"
 #include "sandbox/static_checks.h"
-#include "seeds/seeds.h"
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 // parameters and for the extremes of each parameter, and its PTX has no
 // tensor-core instruction.
 TEST(RtcTest, AllSeedsCompileForNvidia) {
-  for (const auto& seed : builtin_seeds()) {
+  for (const auto& seed : test::w4a16_problem().seeds()) {
     Candidate base;
     ASSERT_TRUE(parse_candidate(seed.source, {}, &base).ok());
     std::vector<std::map<std::string, int64_t>> variants = {{}};
@@ -33,7 +34,7 @@ TEST(RtcTest, AllSeedsCompileForNvidia) {
       auto options = rtc_target_options("90", 32);
       for (const auto& d : parameter_defines(c)) options.push_back(d);
       RtcOutput out;
-      ASSERT_TRUE(rtc_compile(assemble_source(cleaned), options, &out).ok());
+      ASSERT_TRUE(rtc_compile(assemble_source(test::w4a16_problem(), cleaned), options, &out).ok());
       EXPECT_TRUE(out.compiled) << seed.name << ": " << out.log;
       EXPECT_TRUE(check_no_matrix_instructions(out.code).ok()) << seed.name;
       for (const auto& k : kernels) EXPECT_NE(out.code.find(".entry " + k), std::string::npos) << k;
@@ -43,7 +44,8 @@ TEST(RtcTest, AllSeedsCompileForNvidia) {
 
 TEST(RtcTest, CompileErrorsAreResultsWithALog) {
   RtcOutput out;
-  ASSERT_TRUE(rtc_compile(assemble_source("KOPT_KERNEL void gemv() { undefined_thing(); }"),
+  ASSERT_TRUE(rtc_compile(assemble_source(test::w4a16_problem(),
+                                          "KOPT_KERNEL void gemv() { undefined_thing(); }"),
                           rtc_target_options("90", 32), &out)
                   .ok());
   EXPECT_FALSE(out.compiled);

@@ -171,7 +171,9 @@ TEST(StaticChecksTest, CompiledPtxWithAHiddenMmaIsRejected) {
   std::string cleaned;
   EXPECT_FALSE(check_source(src, {"gemv"}, &cleaned).ok());  // the source rules refuse the macro
   RtcOutput out;
-  ASSERT_TRUE(rtc_compile(assemble_source(src), rtc_target_options("90", 32), &out).ok());
+  ASSERT_TRUE(
+      rtc_compile(assemble_source(test::w4a16_problem(), src), rtc_target_options("90", 32), &out)
+          .ok());
   ASSERT_TRUE(out.compiled) << out.log;
   Status s = check_no_matrix_instructions(out.code);
   EXPECT_FALSE(s.ok()) << "PTX passed the scan";
@@ -183,7 +185,9 @@ TEST(StaticChecksTest, CompiledPtxWithAHiddenMmaIsRejected) {
 TEST(StaticChecksTest, CompiledPtxWithMmaIsRejected) {
   std::string src = test::read_source_file("tests/sandbox/adversarial/tensor_core.hip");
   RtcOutput out;
-  ASSERT_TRUE(rtc_compile(assemble_source(src), rtc_target_options("90", 32), &out).ok());
+  ASSERT_TRUE(
+      rtc_compile(assemble_source(test::w4a16_problem(), src), rtc_target_options("90", 32), &out)
+          .ok());
   ASSERT_TRUE(out.compiled) << out.log;
   Status s = check_no_matrix_instructions(out.code);
   EXPECT_FALSE(s.ok());

@@ -7,13 +7,15 @@
 
 #include <chrono>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
+
 namespace kopt {
 namespace {
 
 EvalRequest small_request() {
   EvalRequest r;
   r.source = "/* kopt: {} */";
-  r.shape = Shape{64, 8, 64};
+  r.shape = w4a16::shape(64, 8, 64);
   return r;
 }
 
@@ -118,7 +120,7 @@ TEST(WorkerClientTest, RealWorkerAnswersPing) {
 TEST(WorkerClientTest, RealWorkerRejectsAMalformedRequest) {
   WorkerClient client(default_worker_command());
   EvalRequest r = small_request();
-  r.shape = Shape{63, 8, 64};  // the client sends it; the worker must refuse it
+  r.shape = w4a16::shape(63, 8, 64);  // the client sends it; the worker must refuse it
   EvalResult res = client.evaluate(r);
   EXPECT_EQ(res.verdict, Verdict::kInternalError);
   EXPECT_NE(res.message.find("refused"), std::string::npos) << res.message;

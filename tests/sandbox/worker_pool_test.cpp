@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "seeds/seeds.h"
+#include "problems/w4a16_gemv/w4a16_gemv.h"
+#include "tests/test_paths.h"
 
 namespace kopt {
 namespace {
@@ -45,8 +46,8 @@ TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
   const int64_t columns[] = {64, 128, 96, 32, 160};
   for (int64_t n : columns) {
     EvalRequest r;
-    r.source = find_seed("naive")->source;
-    r.shape = Shape{256, n, 64};
+    r.source = find_seed(test::w4a16_problem(), "naive")->source;
+    r.shape = w4a16::shape(256, n, 64);
     r.trials = 1;
     requests.push_back(r);
   }
@@ -54,7 +55,7 @@ TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
   ASSERT_EQ(results.size(), requests.size());
   for (size_t i = 0; i < results.size(); ++i) {
     EXPECT_TRUE(results[i].ok()) << results[i].message;
-    EXPECT_EQ(results[i].shape, requests[i].shape.name());
+    EXPECT_EQ(results[i].shape, requests[i].shape.key());
   }
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "problems/registry.h"
 #include "sandbox/device_runner.h"
 #include "sandbox/json_fields.h"
 #include "sandbox/protocol.h"
@@ -47,6 +48,7 @@ void locate(kopt::DeviceInfo* d) {
 
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
+  kopt::register_builtin_problems();
   // --host-demo: no GPU; every evaluation runs on the host fake (kopt demo).
   const bool host_demo = argc > 1 && std::string(argv[1]) == "--host-demo";
   // Run by hand (no fd 3): events go to stdout, candidate output to stderr.
@@ -78,12 +80,15 @@ int main(int argc, char** argv) {
     const auto id = kopt::get_or(request, "id", 0);
     const std::string op = kopt::get_or(request, "op", std::string());
     if (op == "ping") {
-      emit({{"id", id}, {"event", "pong"}});
+      emit({{"id", id}, {"event", "pong"}, {"protocol", kopt::kProtocolVersion}});
     } else if (op == "device" && host_demo) {
       kopt::DeviceInfo d = kopt::host_demo_device();
       d.device_count = 1;
       locate(&d);
-      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(d)}});
+      emit({{"id", id},
+            {"event", "device"},
+            {"device", kopt::to_json(d)},
+            {"protocol", kopt::kProtocolVersion}});
     } else if (op == "device") {
       kopt::DeviceRunner* r = get_runner();
       if (!r) {
@@ -93,7 +98,10 @@ int main(int argc, char** argv) {
       if (kopt::get_or(request, "measure_bandwidth", false)) r->read_bandwidth_gbps();
       kopt::DeviceInfo d = r->device();
       locate(&d);
-      emit({{"id", id}, {"event", "device"}, {"device", kopt::to_json(d)}});
+      emit({{"id", id},
+            {"event", "device"},
+            {"device", kopt::to_json(d)},
+            {"protocol", kopt::kProtocolVersion}});
     } else if (op == "eval") {
       kopt::EvalRequest req;
       s = kopt::eval_request_from_json(request, &req);
@@ -118,7 +126,7 @@ int main(int argc, char** argv) {
           // kopt's own bug, reported as such rather than as the candidate's crash.
           result.verdict = kopt::Verdict::kInternalError;
           result.message = std::string("the worker's evaluation threw: ") + e.what();
-          result.shape = req.shape.name();
+          result.shape = req.shape.key();
         }
       }
       std::cout.flush();

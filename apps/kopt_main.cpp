@@ -7,6 +7,7 @@
 #include "agent/commands.h"
 #include "agent/export.h"
 #include "agent/run_command.h"
+#include "problems/registry.h"
 
 namespace {
 
@@ -37,14 +38,16 @@ bool parse_params(const std::vector<std::string>& items, std::map<std::string, i
 // `kopt profile` take the same.
 void add_candidate_options(CLI::App* cmd, kopt::EvalCommand* c, std::vector<std::string>* params) {
   cmd->add_option("file", c->file, "candidate HIP source with its kopt: contract")->required();
-  cmd->add_option("--shape", c->shapes, "KxN (or KxN/gG); repeatable")->required();
+  cmd->add_option("--shape", c->shapes, "a shape of the problem, e.g. KxN; repeatable")->required();
   cmd->add_option("--group", c->group, "group size G when the shape names none")->default_val(64);
   cmd->add_option("--param", *params, "NAME=VALUE for a declared tunable parameter; repeatable");
 }
 
 int main(int argc, char** argv) {
-  CLI::App app{"kopt: verified, timed GPU kernel optimisation (W4A16 GEMV)"};
+  kopt::register_builtin_problems();
+  CLI::App app{"kopt: verified, timed GPU kernel optimisation (kopt problems lists the problems)"};
   int gpu_index = -1;
+  std::string problem;  // --problem, on every command that takes shapes
   app.require_subcommand(1);
   app.set_version_flag("--version", "kopt " KOPT_VERSION);
 
@@ -80,7 +83,7 @@ int main(int argc, char** argv) {
                                        "Verify and time every seed kernel (and optionally the "
                                        "exported kernels and the vendor BLAS peer) on every shape");
   bench_cmd->add_option("--suite", bench.suite, "named shape suite (kopt suites lists them)");
-  bench_cmd->add_option("--shape", bench.shapes, "KxN; repeatable");
+  bench_cmd->add_option("--shape", bench.shapes, "a shape, e.g. KxN; repeatable");
   bench_cmd->add_option("--group", bench.group, "group size G")->default_val(64);
   bench_cmd->add_option("--seeds", bench.seeds, "seed kernels to run (default: all)")
       ->delimiter(',');
@@ -99,6 +102,8 @@ int main(int argc, char** argv) {
       "time the vendor BLAS fp16 GEMV (cuBLAS) on dequantised weights as a peer column");
 
   app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
+  auto* problems_cmd = app.add_subcommand(
+      "problems", "List the kernel problems kopt optimises (shapes, seeds, suites, library)");
 
   std::string suites_name;
   int64_t suites_group = 64;
@@ -113,7 +118,8 @@ int main(int argc, char** argv) {
   int run_trials = 1;
   auto* run_cmd =
       app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
-  run_cmd->add_option("--shape", run.shape, "KxN (or KxN/gG)");
+  run_cmd->add_option("--shape", run.shape,
+                      "a shape of the problem, e.g. KxN (W4A16: KxN or KxN/gG)");
   run_cmd->add_option("--gpus", run.gpus,
                       "one worker per GPU: all, or indices such as 0,1 (default: [workers] in "
                       "the config, else the first GPU)");
@@ -143,7 +149,8 @@ int main(int argc, char** argv) {
   auto* demo_cmd = app.add_subcommand("demo",
                                       "Without a GPU: a short run on the host fake (kernels "
                                       "simulated, times modelled), then browse it");
-  demo_cmd->add_option("--shape", demo.shape, "KxN (default 5120x256)");
+  demo_cmd->add_option("--shape", demo.shape,
+                       "a shape (default: the smallest of the problem's first suite)");
   demo_cmd->add_option("--budget", demo_budget, "candidates (default 12)")
       ->check(CLI::Range(1, 1000));
   demo_cmd->add_option("--db", demo.db_path, "database file (default kopt-demo.db)");
@@ -180,7 +187,7 @@ int main(int argc, char** argv) {
       "Re-verify each shape's best kernel per architecture and write the library sources");
   export_cmd->add_option("--db", exp.db_path, "database file")->default_val("kopt.db");
   export_cmd->add_option("--suite", exp.suite, "named shape suite (kopt suites lists them)");
-  export_cmd->add_option("--shape", exp.shapes, "KxN; repeatable");
+  export_cmd->add_option("--shape", exp.shapes, "a shape, e.g. KxN; repeatable");
   export_cmd->add_option("--group", exp.group, "group size G")->default_val(64);
   export_cmd->add_option("--out", exp.out_dir, "output folder (e.g. kernels/generated)")
       ->required();
@@ -202,6 +209,10 @@ int main(int argc, char** argv) {
   amd_cmd->add_option("--db", amd_db,
                       "check every candidate of this database recorded 'not checked'");
 
+  for (CLI::App* sub : {eval_cmd, profile_cmd, bench_cmd, suites_cmd, run_cmd, demo_cmd, db_cmd,
+                        report_cmd, export_cmd, amd_cmd})
+    sub->add_option("--problem", problem,
+                    "the kernel problem (kopt problems lists them; default: the first)");
   // An unknown command is named, with the ones there are.
   // --gpu N on the commands that use one GPU: the worker sees only that one.
   for (CLI::App* sub : {eval_cmd, profile_cmd, bench_cmd, run_cmd, export_cmd})
@@ -235,6 +246,9 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kopt::kExitUsage;
   }
 
+  eval.problem = profile.problem = bench.problem = run.problem = demo.problem = dbc.problem =
+      report.problem = exp.problem = problem;
+  if (*problems_cmd) return kopt::run_problems();
   if (*eval_cmd) {
     std::string error;
     if (!parse_params(eval_params, &eval.params, &error)) {
@@ -261,7 +275,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "kopt check-amd: give candidate files or --db PATH\n");
       return kopt::kExitUsage;
     }
-    return kopt::run_check_amd(amd_files, amd_db);
+    return kopt::run_check_amd(problem, amd_files, amd_db);
   }
   if (*run_cmd) {
     if (*run_budget_opt) run.budget = run_budget;
@@ -283,6 +297,6 @@ int main(int argc, char** argv) {
     return kopt::run_demo(demo);
   }
   if (*export_cmd) return kopt::run_export(exp);
-  if (*suites_cmd) return kopt::run_suites(suites_name, suites_group);
+  if (*suites_cmd) return kopt::run_suites(problem, suites_name, suites_group);
   return kopt::run_doctor();
 }
