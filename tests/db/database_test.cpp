@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 #include "tests/test_paths.h"
 
@@ -312,6 +313,36 @@ TEST(DatabaseTest, SchemaOneGainsProfilesOnOpen) {
   ASSERT_TRUE(db->get_run(run_id, &run).ok());
   std::vector<ProfileRecord> none;
   EXPECT_TRUE(db->profiles_of(1, &none).ok());
+}
+
+// A database written by the previous release (schema 2: a `kopt demo` run,
+// committed as it was written) opens; its shapes become W4A16 keys, so its
+// best candidates are found under the key the current kopt asks with.
+TEST(DatabaseTest, ASchemaTwoFileOfThePreviousReleaseOpensWithShapeKeys) {
+  const std::string path = test::temp_path("schema2.db");
+  {
+    std::ifstream in(test::source_dir() + "/tests/db/data/schema2-demo.db", std::ios::binary);
+    ASSERT_TRUE(in.good());
+    std::ofstream(path, std::ios::binary) << in.rdbuf();
+  }
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open_existing(path, &db).ok());
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(db->list_runs(&runs).ok());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].shape, "w4a16_gemv:5120x256");
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best("w4a16_gemv:5120x256", "", 5, &best).ok());
+  ASSERT_FALSE(best.empty());
+  EXPECT_EQ(best[0].evaluation.shape, "w4a16_gemv:5120x256");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), kSchemaVersion);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
 }
 
 }  // namespace
