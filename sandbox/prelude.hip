@@ -164,3 +164,7 @@ KOPT_INLINE __half2 kopt_nibbles_plus_1024(kopt_u32 u, int shift) {
   return h;
 #endif
 }
+
+// Byte offsets of 256-byte aligned sections (problems' canonical weight
+// layouts put each array on such a boundary).
+KOPT_INLINE kopt_u64 kopt_align256(kopt_u64 v) { return (v + 255ull) & ~255ull; }
