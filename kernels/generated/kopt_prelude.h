@@ -167,11 +167,14 @@ KOPT_INLINE __half2 kopt_nibbles_plus_1024(kopt_u32 u, int shift) {
 #endif
 }
 
+// Byte offsets of 256-byte aligned sections (problems' canonical weight
+// layouts put each array on such a boundary).
+KOPT_INLINE kopt_u64 kopt_align256(kopt_u64 v) { return (v + 255ull) & ~255ull; }
+
 // Helpers of the problem w4a16_gemv.
 // W4A16 helpers appended to kopt's device prelude.
 // The canonical blob (no re-layout): qweight uint8 [N][K/2] at 0, then fp16
 // scales [N][K/G], then fp16 offsets [N][K/G], each section 256-byte aligned.
-KOPT_INLINE kopt_u64 kopt_align256(kopt_u64 v) { return (v + 255ull) & ~255ull; }
 KOPT_INLINE const __half* kopt_canonical_scales(const kopt_u8* w, int K, int N, int G) {
   return reinterpret_cast<const __half*>(w + kopt_align256((kopt_u64)N * (K / 2)));
 }
