@@ -1,32 +1,9 @@
-// Shared by the generated kernel sources and the library: the GPU runtime
-// (HIP on AMD; the CUDA runtime under HIP names on NVIDIA, as ggml's vendor
-// header does in the other direction) and the dispatch-table entry type.
+// Shared by the generated kernel sources and every problem's library: the
+// GPU runtime (kopt_gpu_runtime.h), the contract's helpers and the
+// dispatch-table entry type.
 #pragma once
 
-#if defined(__HIP_PLATFORM_AMD__)
-#include <hip/hip_fp16.h>
-#include <hip/hip_runtime.h>
-#else
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#define hipError_t cudaError_t
-#define hipSuccess cudaSuccess
-#define hipStream_t cudaStream_t
-#define hipGetLastError cudaGetLastError
-#define hipGetErrorString cudaGetErrorString
-#define hipMalloc cudaMalloc
-#define hipFree cudaFree
-#define hipMemcpyAsync cudaMemcpyAsync
-#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
-#define hipMemsetAsync cudaMemsetAsync
-#define hipStreamSynchronize cudaStreamSynchronize
-#define hipGetDevice cudaGetDevice
-#define hipDeviceGetAttribute cudaDeviceGetAttribute
-#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
-#define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
-#define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
-#define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
-#endif
+#include "kopt_gpu_runtime.h"
 
 // 1 in the host compilation pass, 0 in a device pass. clang's HIP device pass
 // treats namespace-scope const objects with constant initialisers as device

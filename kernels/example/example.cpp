@@ -13,44 +13,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__HIP_PLATFORM_AMD__)
-#include <hip/hip_fp16.h>
-#include <hip/hip_runtime.h>
-#else
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#define hipMalloc cudaMalloc
-#define hipFree cudaFree
-#define hipMemcpy cudaMemcpy
-#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
-#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
-#define hipStream_t cudaStream_t
-#define hipStreamCreate cudaStreamCreate
-#define hipStreamSynchronize cudaStreamSynchronize
-#define hipStreamBeginCapture cudaStreamBeginCapture
-#define hipStreamEndCapture cudaStreamEndCapture
-#define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
-#define hipGraph_t cudaGraph_t
-#define hipGraphExec_t cudaGraphExec_t
-#define hipGraphInstantiate(e, g, node, log, size) cudaGraphInstantiate(e, g, 0)
-#define hipGraphLaunch cudaGraphLaunch
-#define hipGraphExecDestroy cudaGraphExecDestroy
-#define hipGraphDestroy cudaGraphDestroy
-#define hipEvent_t cudaEvent_t
-#define hipEventCreate cudaEventCreate
-#define hipEventDestroy cudaEventDestroy
-#define hipStreamDestroy cudaStreamDestroy
-#define hipEventRecord cudaEventRecord
-#define hipEventSynchronize cudaEventSynchronize
-#define hipEventElapsedTime cudaEventElapsedTime
-#define hipDeviceGetAttribute cudaDeviceGetAttribute
-#define hipDeviceAttributeL2CacheSize cudaDevAttrL2CacheSize
-#define hipGetDeviceCount cudaGetDeviceCount
-#define hipGetErrorString cudaGetErrorString
-#define hipError_t cudaError_t
-#define hipSuccess cudaSuccess
-#endif
-
+#include "kopt_gpu_runtime.h"
 #include "kopt_w4a16.h"
 
 namespace {
