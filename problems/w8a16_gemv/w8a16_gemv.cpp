@@ -170,9 +170,9 @@ class W8a16Gemv : public Problem {
         if (std::find(spec.probe_shapes.begin(), spec.probe_shapes.end(), e.shape) ==
             spec.probe_shapes.end())
           spec.probe_shapes.push_back(e.shape);
-    const int64_t edges[][2] = {{65536, 256}, {32768, 64},  {16384, 16},  {4096, 32},
-                                {1024, 16},   {256, 4096},  {256, 65536}, {1024, 1024},
-                                {8192, 128},  {2048, 64},   {16384, 512}, {1000, 1000}};
+    const int64_t edges[][2] = {{65536, 256}, {32768, 64}, {16384, 16},  {4096, 32},
+                                {1024, 16},   {256, 4096}, {256, 65536}, {1024, 1024},
+                                {8192, 128},  {2048, 64},  {16384, 512}, {1000, 1000}};
     for (const auto& e : edges) spec.probe_shapes.push_back(shape(e[0], e[1]));
     return spec;
   }
@@ -211,11 +211,13 @@ ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed)
   }
   auto* scales = reinterpret_cast<uint16_t*>(d.weights.data() + layout.scales_offset);
   for (int64_t n = 0; n < N; ++n) {
-    // Per-channel scales as a symmetric int8 quantiser gives them (max|w| /
-    // 127 for weights of ~0.1..1); powers of two for exact results.
+    // Per-channel scales as a symmetric int8 quantiser gives them for LLM
+    // weights: max|w| / 127 with max|w| of 0.06..0.25. (At 8x larger scales,
+    // |w| up to 1, the rounding of fp16-dequantised weights alone exceeds
+    // the 1e-2 bound over K = 7168.) Powers of two for exact results.
     const float s = dataset == kExactInteger || dataset == kExtremes
                         ? std::ldexp(1.0f, -static_cast<int>(rng.integer(4, 7)))
-                        : static_cast<float>(rng.uniform(0.001, 0.008));
+                        : static_cast<float>(rng.uniform(0.0005, 0.002));
     scales[n] = float_to_half(s);
   }
   fill_x(&d, dataset, seed);
@@ -227,8 +229,8 @@ std::vector<double> reference_gemv(const ProblemData& d) {
   std::vector<double> x(static_cast<size_t>(K));
   for (int64_t k = 0; k < K; ++k)
     x[static_cast<size_t>(k)] = half_to_float(d.x[static_cast<size_t>(k)]);
-  const auto* scales = reinterpret_cast<const uint16_t*>(d.weights.data() +
-                                                         CanonicalLayout::of(d.shape).scales_offset);
+  const auto* scales = reinterpret_cast<const uint16_t*>(
+      d.weights.data() + CanonicalLayout::of(d.shape).scales_offset);
   std::vector<double> y(static_cast<size_t>(N));
   for (int64_t n = 0; n < N; ++n) {
     const auto* row = reinterpret_cast<const int8_t*>(d.weights.data()) + n * K;

@@ -5,12 +5,11 @@
 // seeds' contracts and compilation.
 #include "problems/w8a16_gemv/w8a16_gemv.h"
 
-#include "problems/w4a16_gemv/w4a16_gemv.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
 #include "sandbox/host_device.h"
 #include "sandbox/prelude.h"
@@ -124,8 +123,8 @@ class W8a16HostTest : public ::testing::Test {
 
 TEST_F(W8a16HostTest, AnHonestKernelPassesVerificationAndTiming) {
   EvalResult r;
-  ASSERT_TRUE(evaluate(kernel([](uint8_t b) { return static_cast<int>(static_cast<int8_t>(b)); }),
-                       &r))
+  ASSERT_TRUE(
+      evaluate(kernel([](uint8_t b) { return static_cast<int>(static_cast<int8_t>(b)); }), &r))
       << r.message;
   EXPECT_EQ(r.message.find("verified on 5 input sets"), 0u) << r.message;
   ASSERT_TRUE(r.timing.has_value());

@@ -28,8 +28,7 @@ TEST(W8a16Test, TheLibraryHeaderAndEntriesUseTheProblemsVariables) {
   ASSERT_TRUE(parse_candidate(find_seed(problem(), "vec")->source, {}, &k.candidate).ok());
   GeneratedKernel g;
   ASSERT_TRUE(generate_kernel_source(problem(), k, &g).ok());
-  EXPECT_NE(g.entry_text.find("(x, w, y, ws, (int)K, (int)N);"), std::string::npos)
-      << g.entry_text;
+  EXPECT_NE(g.entry_text.find("(x, w, y, ws, (int)K, (int)N);"), std::string::npos) << g.entry_text;
   EXPECT_NE(g.entry_text.find("{{4096, 1024, 0, 0}"), std::string::npos) << g.entry_text;
 }
 

@@ -45,8 +45,8 @@ int kopt_w8a16_create(const void* qweight, const void* scales, int K, int N, voi
   if (!out || !qweight || !scales) return fail(KOPT_W8A16_INVALID_ARGUMENT, "null pointer");
   *out = nullptr;
   if (K < 1 || N < 1)
-    return fail(KOPT_W8A16_INVALID_ARGUMENT, "need K >= 1 and N >= 1; got K=" + std::to_string(K) +
-                                                 " N=" + std::to_string(N));
+    return fail(KOPT_W8A16_INVALID_ARGUMENT,
+                "need K >= 1 and N >= 1; got K=" + std::to_string(K) + " N=" + std::to_string(N));
   hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
   KoptShapeArgs args{K, N, 0, 0};
   std::string arch, kind;
@@ -83,8 +83,8 @@ int kopt_w8a16_create(const void* qweight, const void* scales, int K, int N, voi
 
 int kopt_w8a16_gemv(const kopt_w8a16_weights* w, const void* x, float* y, void* stream) {
   if (!w || !x || !y) return fail(KOPT_W8A16_INVALID_ARGUMENT, "null pointer");
-  hipError_t e = w->entry->call(w->args, static_cast<const __half*>(x), w->weights, y,
-                                w->workspace, static_cast<hipStream_t>(stream));
+  hipError_t e = w->entry->call(w->args, static_cast<const __half*>(x), w->weights, y, w->workspace,
+                                static_cast<hipStream_t>(stream));
   return e == hipSuccess ? KOPT_W8A16_OK : gpu_fail(e, "gemv launch");
 }
 
