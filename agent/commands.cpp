@@ -385,7 +385,7 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
       db->evaluations_of(c.id, &evals);
       bool first = true;
       for (const auto& e : evals) {
-        nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
+        nlohmann::json details = nlohmann::json::parse(e.record_json, nullptr, false);
         if (!details.is_object() ||
             (details.contains("amd") && details["amd"].value("checked", false)))
           continue;
@@ -394,7 +394,7 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
                                            params_from_json(c.params_json));
         if (!a.checked) continue;
         details["amd"] = to_json(a);
-        if (!(s = db->update_evaluation_details(e.id, details.dump())).ok()) {
+        if (!(s = db->update_evaluation_record(e.id, details.dump())).ok()) {
           fmt::print(stderr, "kopt check-amd: {}\n", s.message());
           return kExitInternal;
         }

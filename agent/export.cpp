@@ -549,7 +549,7 @@ int run_export(const ExportCommand& cmd) {
     for (const auto& row : best) {
       if (for_device && amd_served) break;
       // Past the device's own pick, only a candidate that can serve gfx906.
-      nlohmann::json details = nlohmann::json::parse(row.evaluation.details_json, nullptr, false);
+      nlohmann::json details = nlohmann::json::parse(row.evaluation.record_json, nullptr, false);
       AmdResources recorded;
       if (details.is_object() && details.contains("amd") && details["amd"].is_object())
         recorded = amd_resources_from_json(details["amd"]);

@@ -37,37 +37,12 @@ std::string code_key(const std::string& source, const std::string& params_json) 
 
 EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id, int64_t run_id,
                                       const std::string& key) {
+  // The result is stored whole; the database derives every other field.
   EvaluationRecord e;
   e.candidate_id = candidate_id;
   e.run_id = run_id;
   e.candidate_key = key;
-  e.shape = r.shape;
-  e.device = r.device.name;
-  e.driver = std::to_string(r.device.driver_version);
-  e.compiler = r.device.compiler;
-  e.flags = r.compile_flags;
-  e.verdict = verdict_name(r.verdict);
-  e.stage = r.stage;
-  e.message = r.message;
-  e.log = r.log;
-  e.dataset = r.dataset;
-  e.first_bad_index = r.first_bad_index;
-  e.expected = r.expected;
-  e.got = r.got;
-  e.max_abs_error = r.max_abs_error;
-  if (r.timing) {
-    e.median_us = r.timing->median_us;
-    e.min_us = r.timing->min_us;
-    e.max_us = r.timing->max_us;
-    e.spread_pct = r.timing->spread_pct;
-    e.method = r.timing->method;
-    e.repetitions = r.timing->repetitions;
-    e.gbps = r.timing->gbps;
-    e.fraction_of_read_bw = r.timing->fraction_of_read_bw;
-  }
-  nlohmann::json details = to_json(r);
-  details.erase("log");  // stored in its own column
-  e.details_json = details.dump();
+  e.record_json = to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return e;
 }
 
@@ -289,13 +264,13 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     CandidateRecord* c = batch[i];
     EvaluationRecord e;
     if (previous[i]) {
-      e = *previous[i];
-      e.id = 0;
-      e.candidate_id = c->id;
-      e.run_id = run->id;
-      e.stage = "reused";
-      e.message = "identical to candidate " + std::to_string(previous[i]->candidate_id) + ": " +
-                  previous[i]->message;
+      // The same code evaluated before: its record again, said so.
+      EvalResult reused =
+          eval_result_from_json(nlohmann::json::parse(previous[i]->record_json, nullptr, false));
+      reused.stage = "reused";
+      reused.message = "identical to candidate " + std::to_string(previous[i]->candidate_id) +
+                       ": " + previous[i]->message;
+      e = to_evaluation_record(reused, c->id, run->id, c->key);
     } else {
       const EvalRequest& req = requests[next_result];
       const EvalResult& result = results[next_result++];
@@ -310,24 +285,25 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
       // is the first verified one) is measured again (fresh inputs, new
       // order) before it leads. Database::best ranks a candidate by the
       // slower of its measurements, so one lucky run does not make a best.
-      if (options_.remeasure_new_bests && e.verdict == "ok" && e.median_us &&
-          (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us)) {
+      auto beats_incumbent = [&](const EvalResult& r) {
+        return r.ok() && r.timing &&
+               (incumbent.empty() || r.timing->median_us < *incumbent[0].evaluation.median_us);
+      };
+      if (options_.remeasure_new_bests && beats_incumbent(result)) {
         KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
         EvalRequest again_req = req;
         again_req.seed = rng_.next();
         EvalResult again = evaluator_->evaluate(again_req);
-        EvaluationRecord second = to_evaluation_record(again, c->id, run->id, c->key);
-        second.stage = "re-measured";
-        second.message =
-            fmt::format("re-measurement of a new best (first {:.2f} us, {}): {}", *e.median_us,
-                        incumbent.empty() ? std::string("the first verified candidate")
-                                          : fmt::format("incumbent candidate {} at {:.2f} us",
-                                                        incumbent[0].candidate.id,
-                                                        *incumbent[0].evaluation.median_us),
-                        second.message);
-        e = second;
-        const bool leads = e.verdict == "ok" && e.median_us &&
-                           (incumbent.empty() || *e.median_us < *incumbent[0].evaluation.median_us);
+        again.stage = "re-measured";
+        again.message = fmt::format(
+            "re-measurement of a new best (first {:.2f} us, {}): {}", result.timing->median_us,
+            incumbent.empty()
+                ? std::string("the first verified candidate")
+                : fmt::format("incumbent candidate {} at {:.2f} us", incumbent[0].candidate.id,
+                              *incumbent[0].evaluation.median_us),
+            again.message);
+        e = to_evaluation_record(again, c->id, run->id, c->key);
+        const bool leads = beats_incumbent(again);
         (*led)[i] = leads;
         if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
       }

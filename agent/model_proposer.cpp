@@ -35,7 +35,7 @@ std::string describe_metrics(const std::optional<EvaluationRecord>& e) {
   if (e->median_us)
     s += fmt::format(", {:.2f} us (spread {:.1f}%), {:.1f}% of read bandwidth", *e->median_us,
                      e->spread_pct, 100 * e->fraction_of_read_bw);
-  nlohmann::json d = nlohmann::json::parse(e->details_json, nullptr, false);
+  nlohmann::json d = nlohmann::json::parse(e->record_json, nullptr, false);
   if (d.is_object()) {
     const nlohmann::json device = get_or(d, "device", nlohmann::json::object());
     const std::string arch = get_or(device, "arch", std::string("GPU"));

@@ -347,7 +347,7 @@ int db_show(Database& db, int64_t id, bool full) {
   db.evaluations_of(c.id, &evals);
   for (const auto& e : evals) {
     // Where it ran: host, the GPUs its worker was given, the Slurm step.
-    const nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
+    const nlohmann::json details = nlohmann::json::parse(e.record_json, nullptr, false);
     const DeviceInfo where = device_info_from_json(
         details.is_object() && details.contains("device") ? details["device"] : nlohmann::json());
     const std::string ran = where_it_ran(where);
@@ -364,7 +364,7 @@ int db_show(Database& db, int64_t id, bool full) {
       fmt::print("  first wrong index {} ({}): expected {:.6g}, got {:.6g}\n", e.first_bad_index,
                  e.dataset, e.expected, e.got);
     fmt::print("  flags: {}\n  details: {}\n", e.flags,
-               e.details_json.substr(0, full ? std::string::npos : 600));
+               e.record_json.substr(0, full ? std::string::npos : 600));
     if (!e.log.empty())
       fmt::print("  log:\n{}\n", e.log.substr(0, full ? std::string::npos : 2000));
   }

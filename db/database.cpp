@@ -5,7 +5,10 @@
 
 #include <chrono>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "sandbox/evaluation.h"
 
 namespace kopt {
 
@@ -110,6 +113,67 @@ CREATE INDEX profiles_candidate ON profiles(candidate_id);
 UPDATE runs SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
 UPDATE evaluations SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
 UPDATE profiles SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
+)sql",  // 3 -> 4: one evaluation record. An evaluation is stored whole, as the
+    // sandbox's JSON of its result (sandbox/evaluation.h), with what is
+    // queried as columns generated from it; may_ship holds the answer of
+    // kopt::may_ship (NULL: not yet decided; filled in on open).
+    R"sql(
+CREATE TABLE evaluations_v4(
+  id INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  run_id INTEGER NOT NULL,
+  candidate_key TEXT NOT NULL,
+  record TEXT NOT NULL CHECK (json_valid(record)),
+  may_ship INTEGER,
+  created_at TEXT NOT NULL,
+  shape TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.shape'), '')) VIRTUAL,
+  device TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.device.name'), '')) VIRTUAL,
+  driver TEXT GENERATED ALWAYS AS
+    (CAST(COALESCE(json_extract(record, '$.device.driver_version'), 0) AS TEXT)) VIRTUAL,
+  compiler TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.device.compiler'), ''))
+    VIRTUAL,
+  flags TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.compile_flags'), '')) VIRTUAL,
+  verdict TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.verdict'), '')) VIRTUAL,
+  stage TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.stage'), '')) VIRTUAL,
+  message TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.message'), '')) VIRTUAL,
+  log TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.log'), '')) VIRTUAL,
+  dataset TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.dataset'), '')) VIRTUAL,
+  first_bad_index INTEGER GENERATED ALWAYS AS
+    (COALESCE(json_extract(record, '$.first_bad_index'), -1)) VIRTUAL,
+  expected REAL GENERATED ALWAYS AS (json_extract(record, '$.expected')) VIRTUAL,
+  got REAL GENERATED ALWAYS AS (json_extract(record, '$.got')) VIRTUAL,
+  max_abs_error REAL GENERATED ALWAYS AS (json_extract(record, '$.max_abs_error')) VIRTUAL,
+  median_us REAL GENERATED ALWAYS AS (json_extract(record, '$.timing.median_us')) VIRTUAL,
+  min_us REAL GENERATED ALWAYS AS (json_extract(record, '$.timing.min_us')) VIRTUAL,
+  max_us REAL GENERATED ALWAYS AS (json_extract(record, '$.timing.max_us')) VIRTUAL,
+  spread_pct REAL GENERATED ALWAYS AS (json_extract(record, '$.timing.spread_pct')) VIRTUAL,
+  method TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.timing.method'), '')) VIRTUAL,
+  repetitions INTEGER GENERATED ALWAYS AS
+    (COALESCE(json_extract(record, '$.timing.repetitions'), 0)) VIRTUAL,
+  gbps REAL GENERATED ALWAYS AS (json_extract(record, '$.timing.gbps')) VIRTUAL,
+  fraction_of_read_bw REAL GENERATED ALWAYS AS
+    (json_extract(record, '$.timing.fraction_of_read_bw')) VIRTUAL);
+INSERT INTO evaluations_v4(id, candidate_id, run_id, candidate_key, record, may_ship, created_at)
+SELECT id, candidate_id, run_id, candidate_key,
+  CASE WHEN median_us IS NULL THEN base ELSE json_set(base,
+    '$.timing.median_us', median_us, '$.timing.min_us', min_us, '$.timing.max_us', max_us,
+    '$.timing.spread_pct', spread_pct, '$.timing.method', method,
+    '$.timing.repetitions', repetitions, '$.timing.gbps', gbps,
+    '$.timing.fraction_of_read_bw', fraction_of_read_bw) END,
+  NULL, created_at
+FROM (SELECT *, json_set(CASE WHEN json_valid(details_json) AND json_type(details_json) = 'object'
+                              THEN details_json ELSE '{}' END,
+    '$.shape', shape, '$.verdict', verdict, '$.stage', stage, '$.message', message,
+    '$.log', log, '$.dataset', dataset, '$.first_bad_index', first_bad_index,
+    '$.expected', expected, '$.got', got, '$.max_abs_error', max_abs_error,
+    '$.compile_flags', flags, '$.device.name', device,
+    '$.device.driver_version', CAST(driver AS INTEGER), '$.device.compiler', compiler) AS base
+  FROM evaluations);
+DROP TABLE evaluations;
+ALTER TABLE evaluations_v4 RENAME TO evaluations;
+CREATE INDEX evaluations_lookup ON evaluations(candidate_key, shape, device);
+CREATE INDEX evaluations_best ON evaluations(shape, verdict, median_us);
+CREATE INDEX evaluations_candidate ON evaluations(candidate_id);
 )sql",
 };
 
@@ -232,7 +296,7 @@ const char* const kEvaluationColumns =
     "stage, message, log, "
     "dataset, first_bad_index, expected, got, max_abs_error, median_us, min_us, max_us, "
     "spread_pct, method, "
-    "repetitions, gbps, fraction_of_read_bw, details_json, created_at";
+    "repetitions, gbps, fraction_of_read_bw, record, created_at, may_ship";
 EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
   EvaluationRecord e;
   e.id = s.integer(o + 0);
@@ -261,20 +325,11 @@ EvaluationRecord read_evaluation(const Statement& s, int o = 0) {
   e.repetitions = s.integer(o + 23);
   e.gbps = s.real(o + 24);
   e.fraction_of_read_bw = s.real(o + 25);
-  e.details_json = s.text(o + 26);
+  e.record_json = s.text(o + 26);
   e.created_at = s.text(o + 27);
+  e.may_ship = s.integer(o + 28) == 1;
   return e;
 }
-
-// A verified kernel that may not ship anywhere, so is never "best" (never a
-// parent, never exported): it spills on the measuring GPU, or the gfx906
-// check ran and found it does not build there. (A kernel that needs gfx906
-// scratch ships for its NVIDIA target; export then gives gfx906 the best
-// candidate that needs none.)
-const char* const kNotShippable =
-    "COALESCE(json_extract(e.details_json, '$.nvidia.local_bytes'), 0) > 0 OR "
-    "(COALESCE(json_extract(e.details_json, '$.amd.checked'), 0) = 1 AND "
-    "COALESCE(json_extract(e.details_json, '$.amd.compiled'), 0) = 0)";
 
 // Every row of a query with one integer parameter, read by `read`.
 template <typename Record, typename Reader>
@@ -356,10 +411,15 @@ Status Database::open_existing(const std::string& path, std::unique_ptr<Database
 }
 
 Status Database::migrate() {
-  Statement v(db_, "PRAGMA user_version");
-  KOPT_RETURN_IF_ERROR(v.prepared());
-  if (v.step() != SQLITE_ROW) return Status::error("cannot read the schema version");
-  int64_t version = v.integer(0);
+  int64_t version = 0;
+  {
+    // Finalised before migrating: an open statement locks the tables a
+    // migration drops.
+    Statement v(db_, "PRAGMA user_version");
+    KOPT_RETURN_IF_ERROR(v.prepared());
+    if (v.step() != SQLITE_ROW) return Status::error("cannot read the schema version");
+    version = v.integer(0);
+  }
   if (version > kSchemaVersion)
     return Status::error("database schema version " + std::to_string(version) +
                          " is newer than this kopt supports (" + std::to_string(kSchemaVersion) +
@@ -381,7 +441,8 @@ Status Database::migrate() {
     }
     KOPT_RETURN_IF_ERROR(exec("COMMIT"));
   }
-  return Status();
+  // Evaluations migrated from before the decision was stored get it now.
+  return decide_unshipped();
 }
 
 Status Database::create_run(RunRecord* r) {
@@ -495,47 +556,66 @@ Status Database::unevaluated_candidates(int64_t run_id, std::vector<CandidateRec
       run_id, read_candidate_row, out);
 }
 
+namespace {
+
+// The one decision whether an evaluation may ship (kopt::may_ship), from its
+// stored record; -1 for a record that is not an evaluation's JSON.
+int shipping_decision(const std::string& record) {
+  const nlohmann::json j = nlohmann::json::parse(record, nullptr, false);
+  if (!j.is_object() || !j.contains("verdict")) return -1;
+  return may_ship(eval_result_from_json(j)) ? 1 : 0;
+}
+
+}  // namespace
+
 Status Database::add_evaluation(EvaluationRecord* e) {
-  e->created_at = now_utc();
+  const int ship = shipping_decision(e->record_json);
+  if (ship < 0)
+    return Status::error("an evaluation is stored as its result's JSON (with a verdict)");
   Statement s(db_,
-              "INSERT INTO evaluations(candidate_id, run_id, candidate_key, shape, device, driver, "
-              "compiler, flags, "
-              "verdict, stage, message, log, dataset, first_bad_index, expected, got, "
-              "max_abs_error, median_us, min_us, "
-              "max_us, spread_pct, method, repetitions, gbps, fraction_of_read_bw, details_json, "
-              "created_at) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "INSERT INTO evaluations(candidate_id, run_id, candidate_key, record, may_ship, "
+              "created_at) VALUES(?,?,?,?,?,?)");
   KOPT_RETURN_IF_ERROR(s.prepared());
   s.bind(e->candidate_id)
       .bind(e->run_id)
       .bind(e->candidate_key)
-      .bind(e->shape)
-      .bind(e->device)
-      .bind(e->driver)
-      .bind(e->compiler)
-      .bind(e->flags)
-      .bind(e->verdict)
-      .bind(e->stage)
-      .bind(e->message)
-      .bind(e->log)
-      .bind(e->dataset)
-      .bind(e->first_bad_index)
-      .bind(e->expected)
-      .bind(e->got)
-      .bind(e->max_abs_error)
-      .bind(e->median_us)
-      .bind(e->min_us)
-      .bind(e->max_us)
-      .bind(e->spread_pct)
-      .bind(e->method)
-      .bind(e->repetitions)
-      .bind(e->gbps)
-      .bind(e->fraction_of_read_bw)
-      .bind(e->details_json)
-      .bind(e->created_at);
+      .bind(e->record_json)
+      .bind(static_cast<int64_t>(ship))
+      .bind(now_utc());
   KOPT_RETURN_IF_ERROR(s.done());
-  e->id = sqlite3_last_insert_rowid(db_);
+  const int64_t id = sqlite3_last_insert_rowid(db_);
+  // Every other field as the database derives it from the record.
+  Statement back(
+      db_, (std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE id=?").c_str());
+  KOPT_RETURN_IF_ERROR(back.prepared());
+  back.bind(id);
+  if (back.step() != SQLITE_ROW) return Status::error("the evaluation just stored is gone");
+  *e = read_evaluation(back);
   return Status();
+}
+
+Status Database::decide_unshipped() {
+  std::vector<std::pair<int64_t, std::string>> open;
+  {
+    Statement s(db_, "SELECT id, record FROM evaluations WHERE may_ship IS NULL");
+    KOPT_RETURN_IF_ERROR(s.prepared());
+    while (s.step() == SQLITE_ROW) open.emplace_back(s.integer(0), s.text(1));
+  }
+  if (open.empty()) return Status();
+  KOPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  for (const auto& [id, record] : open) {
+    Statement u(db_, "UPDATE evaluations SET may_ship=? WHERE id=?");
+    Status st = u.prepared();
+    if (st.ok()) {
+      u.bind(static_cast<int64_t>(shipping_decision(record) == 1)).bind(id);
+      st = u.done();
+    }
+    if (!st.ok()) {
+      exec("ROLLBACK");
+      return st;
+    }
+  }
+  return exec("COMMIT");
 }
 
 Status Database::find_evaluation(const std::string& key, const std::string& shape,
@@ -558,10 +638,13 @@ Status Database::evaluations_of(int64_t candidate_id, std::vector<EvaluationReco
                  candidate_id, read_evaluation_row, out);
 }
 
-Status Database::update_evaluation_details(int64_t evaluation_id, const std::string& details_json) {
-  Statement s(db_, "UPDATE evaluations SET details_json=? WHERE id=?");
+Status Database::update_evaluation_record(int64_t evaluation_id, const std::string& record_json) {
+  const int ship = shipping_decision(record_json);
+  if (ship < 0)
+    return Status::error("an evaluation is stored as its result's JSON (with a verdict)");
+  Statement s(db_, "UPDATE evaluations SET record=?, may_ship=? WHERE id=?");
   KOPT_RETURN_IF_ERROR(s.prepared());
-  s.bind(details_json).bind(evaluation_id);
+  s.bind(record_json).bind(static_cast<int64_t>(ship)).bind(evaluation_id);
   KOPT_RETURN_IF_ERROR(s.done());
   if (sqlite3_changes(db_) != 1)
     return Status::error("no evaluation " + std::to_string(evaluation_id));
@@ -644,15 +727,15 @@ Status Database::best(const std::string& shape, const std::string& device, int l
       "e.max_abs_error, "
       "e.median_us, e.min_us, e.max_us, e.spread_pct, e.method, e.repetitions, e.gbps, "
       "e.fraction_of_read_bw, "
-      "e.details_json, e.created_at, c.id, c.run_id, c.key, c.name, c.source, c.params_json, "
+      "e.record, e.created_at, e.may_ship, c.id, c.run_id, c.key, c.name, c.source, "
+      "c.params_json, "
       "c.parents, c.proposer, "
       "c.model, c.prompt, c.answer, c.generation, c.created_at FROM evaluations e JOIN candidates "
       "c ON "
       "c.id = e.candidate_id WHERE e.verdict = 'ok' AND e.median_us IS NOT NULL AND (?1 = '' OR "
       "e.shape = ?1) AND "
-      "(?2 = '' OR e.device = ?2) AND NOT (" +
-      std::string(kNotShippable) +
-      ") AND NOT EXISTS (SELECT 1 FROM evaluations s WHERE s.candidate_id = e.candidate_id AND "
+      "(?2 = '' OR e.device = ?2) AND e.may_ship = 1 AND NOT EXISTS (SELECT 1 FROM evaluations s "
+      "WHERE s.candidate_id = e.candidate_id AND "
       "s.shape = e.shape AND s.device = e.device AND (s.verdict != 'ok' OR s.median_us > "
       "e.median_us OR (s.median_us = e.median_us AND s.id > e.id))) "
       "ORDER BY e.shape, e.median_us, e.id";
@@ -664,7 +747,7 @@ Status Database::best(const std::string& shape, const std::string& device, int l
   while (s.step() == SQLITE_ROW) {
     BestRow row;
     row.evaluation = read_evaluation(s);
-    row.candidate = read_candidate(s, 28);
+    row.candidate = read_candidate(s, 29);
     if (row.evaluation.shape != last_shape) {
       last_shape = row.evaluation.shape;
       taken = 0;

@@ -19,7 +19,7 @@ struct sqlite3;
 
 namespace kopt {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 struct RunRecord {
   int64_t id = 0;
@@ -67,7 +67,11 @@ struct EvaluationRecord {
   double min_us = 0, max_us = 0, spread_pct = 0, gbps = 0, fraction_of_read_bw = 0;
   std::string method;
   int64_t repetitions = 0;
-  std::string details_json;  // the full evaluation (resources on both targets, device...)
+  // The evaluation whole: the sandbox's JSON of its result (to_json(EvalResult)).
+  // The fields above are read from it (generated columns); add_evaluation
+  // takes only this and the ids.
+  std::string record_json;
+  bool may_ship = false;  // kopt::may_ship's answer, stored with the record
   std::string created_at;
 };
 
@@ -115,13 +119,16 @@ class Database {
   // Candidates recorded without any evaluation (in flight at a crash).
   Status unevaluated_candidates(int64_t run_id, std::vector<CandidateRecord>* out);
 
-  Status add_evaluation(EvaluationRecord* e);  // fills id
+  // Stores e->record_json with the ids and kopt::may_ship's answer, then
+  // fills every field of *e from the stored row (id included).
+  Status add_evaluation(EvaluationRecord* e);
   // The evaluation of this source+parameters on this shape and device, if any.
   Status find_evaluation(const std::string& key, const std::string& shape,
                          const std::string& device, std::optional<EvaluationRecord>* out);
   Status evaluations_of(int64_t candidate_id, std::vector<EvaluationRecord>* out);
-  // Rewrites an evaluation's details (e.g. the gfx906 resources checked later).
-  Status update_evaluation_details(int64_t evaluation_id, const std::string& details_json);
+  // Replaces an evaluation's record (e.g. its gfx906 resources checked
+  // later) and its shipping decision with it.
+  Status update_evaluation_record(int64_t evaluation_id, const std::string& record_json);
 
   Status add_attempt(AttemptRecord* a);
   Status add_profile(ProfileRecord* p);
@@ -145,6 +152,8 @@ class Database {
   Database() = default;
   Status exec(const std::string& sql);
   Status migrate();
+  // Decides may_ship for evaluations stored without it (migrated ones).
+  Status decide_unshipped();
   sqlite3* db_ = nullptr;
 };
 

@@ -114,6 +114,13 @@ DeviceLimits limits_of(const DeviceInfo& d) {
   return l;
 }
 
+bool may_ship(const EvalResult& r) {
+  if (r.verdict != Verdict::kOk || !r.timing) return false;
+  if (r.nvidia.local_bytes > 0) return false;
+  if (r.amd.checked && !r.amd.compiled) return false;
+  return true;
+}
+
 json to_json(const Timing& t) {
   return json{{"method", t.method},
               {"median_us", t.median_us},

@@ -111,6 +111,13 @@ struct EvalResult {
   bool ok() const { return verdict == Verdict::kOk; }
 };
 
+// Whether a verified kernel may ship (be a best, a parent, exported): it
+// must not spill on the GPU that measured it, and must build for gfx906 where
+// that was checked (scratch there only keeps it off the AMD library build,
+// which export decides per target). The one place this is decided; the
+// database stores the answer with the evaluation.
+bool may_ship(const EvalResult& r);
+
 nlohmann::json to_json(const DeviceInfo& d);
 DeviceInfo device_info_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Timing& t);

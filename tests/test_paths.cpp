@@ -68,6 +68,20 @@ done
   return path;
 }
 
+EvaluationRecord evaluation_of(const CandidateRecord& c, const std::string& shape_key,
+                               const std::string& device, const std::string& verdict,
+                               std::optional<double> median_us, const nlohmann::json& extra) {
+  nlohmann::json r = {{"verdict", verdict}, {"shape", shape_key}, {"device", {{"name", device}}}};
+  if (median_us) r["timing"] = {{"median_us", *median_us}, {"method", "test"}};
+  r.merge_patch(extra);
+  EvaluationRecord e;
+  e.candidate_id = c.id;
+  e.run_id = c.run_id;
+  e.candidate_key = c.key;
+  e.record_json = r.dump();
+  return e;
+}
+
 std::string read_source_file(const std::string& relative_path) {
   std::ifstream f(source_dir() + "/" + relative_path, std::ios::binary);
   std::stringstream s;

@@ -2,8 +2,11 @@
 // was carried: the test binary sits in <repo>/<build>/.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "db/database.h"
 #include "sandbox/problem.h"
 
 namespace kopt::test {
@@ -12,6 +15,14 @@ namespace kopt::test {
 // the built-in problems before its tests run).
 const Problem& w4a16_problem();
 const Seed& w4a16_seed(const std::string& name);
+
+// An evaluation as the loop stores it: the record of a result with this
+// verdict ("ok", "wrong_result"...), shape key, device and, when timed, median
+// time, with `extra` merged into the record (e.g. {"amd": {...}}).
+EvaluationRecord evaluation_of(const CandidateRecord& c, const std::string& shape_key,
+                               const std::string& device, const std::string& verdict,
+                               std::optional<double> median_us,
+                               const nlohmann::json& extra = nlohmann::json::object());
 
 std::string source_dir();
 std::string read_source_file(const std::string& relative_path);

@@ -102,7 +102,7 @@ TEST(CliTest, RunWithGpusStartsOneWorkerPerGpu) {
     std::vector<EvaluationRecord> e;
     ASSERT_TRUE(database->evaluations_of(c.id, &e).ok());
     for (const auto& r : e)
-      gpus.insert(nlohmann::json::parse(r.details_json)["device"].value("visible_devices", ""));
+      gpus.insert(nlohmann::json::parse(r.record_json)["device"].value("visible_devices", ""));
   }
   EXPECT_EQ(gpus, (std::set<std::string>{"0", "1"}));
   o = kopt_cli({"run", "--shape", "5120x256", "--gpus", "0,1", "--db", db},
@@ -412,11 +412,9 @@ TEST(CliTest, CheckAmdFillsInADatabase) {
     c.params_json = "{\"SPLIT\":4}";
     c.key = "k";
     ASSERT_TRUE(db->add_candidate(&c).ok());
-    EvaluationRecord e;
-    e.candidate_id = c.id;
-    e.run_id = run.id;
-    e.verdict = "ok";
-    e.details_json = "{\"amd\": {\"checked\": false, \"note\": \"not checked\"}}";
+    EvaluationRecord e =
+        test::evaluation_of(c, run.shape, "NVIDIA H100", "ok", 5.0,
+                            {{"amd", {{"checked", false}, {"note", "not checked"}}}});
     ASSERT_TRUE(db->add_evaluation(&e).ok());
     eval_id = e.id;
   }
@@ -429,7 +427,7 @@ TEST(CliTest, CheckAmdFillsInADatabase) {
   ASSERT_TRUE(db->evaluations_of(1, &evals).ok());
   ASSERT_EQ(evals.size(), 1u);
   EXPECT_EQ(evals[0].id, eval_id);
-  auto details = nlohmann::json::parse(evals[0].details_json);
+  auto details = nlohmann::json::parse(evals[0].record_json);
   EXPECT_TRUE(details["amd"]["checked"].get<bool>());
   EXPECT_GT(details["amd"]["vgprs"].get<int>(), 0);
   EXPECT_EQ(kopt_cli({"check-amd"}).code, kExitUsage);

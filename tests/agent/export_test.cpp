@@ -273,21 +273,14 @@ TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
     c.key = candidate_key(parsed);
     c.proposer = "mutator";
     ASSERT_TRUE(db->add_candidate(&c).ok());
-    EvaluationRecord e;
-    e.candidate_id = c.id;
-    e.run_id = run.id;
-    e.candidate_key = c.key;
-    e.shape = "w4a16_gemv:5120x256";
-    e.device = "Fake GPU";
-    e.verdict = "ok";
-    e.median_us = us;
-    e.max_us = us;
-    e.details_json = nlohmann::json{{"amd",
-                                     {{"checked", true},
-                                      {"compiled", true},
-                                      {"scratch_bytes", params->empty() ? 0 : 596},
-                                      {"vgprs", 128}}}}
-                         .dump();
+    EvaluationRecord e =
+        test::evaluation_of(c, "w4a16_gemv:5120x256", "Fake GPU", "ok", std::nullopt,
+                            {{"timing", {{"median_us", us}, {"max_us", us}}},
+                             {"amd",
+                              {{"checked", true},
+                               {"compiled", true},
+                               {"scratch_bytes", params->empty() ? 0 : 596},
+                               {"vgprs", 128}}}});
     ASSERT_TRUE(db->add_evaluation(&e).ok());
   }
   db.reset();

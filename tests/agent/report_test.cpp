@@ -68,21 +68,11 @@ KOPT_KERNEL void gemv() { /* new */ }
     c.key = name + params + std::to_string(parents.size()) + verdict;
     c.parents = std::move(parents);
     EXPECT_TRUE(db->add_candidate(&c).ok());
-    EvaluationRecord e;
-    e.candidate_id = c.id;
-    e.run_id = run_id;
-    e.candidate_key = c.key;
-    e.shape = "w4a16_gemv:512x1024";
-    e.device = "Test GPU";
-    e.verdict = verdict;
-    e.stage = verdict == "ok" ? "time" : "verify";
-    e.message = message;
-    if (us > 0) {
-      e.median_us = us;
-      e.gbps = 300 / us;
-      e.fraction_of_read_bw = e.gbps / 3000;
-    }
-    e.details_json = "{}";
+    nlohmann::json extra = {{"stage", verdict == "ok" ? "time" : "verify"}, {"message", message}};
+    if (us > 0)
+      extra["timing"] = {{"median_us", us}, {"gbps", 300 / us}, {"fraction_of_read_bw", 0.1 / us}};
+    EvaluationRecord e =
+        test::evaluation_of(c, "w4a16_gemv:512x1024", "Test GPU", verdict, std::nullopt, extra);
     EXPECT_TRUE(db->add_evaluation(&e).ok());
     return c.id;
   }

@@ -38,17 +38,9 @@ CandidateRecord make_candidate(int64_t run_id, const std::string& key) {
 }
 
 EvaluationRecord make_eval(const CandidateRecord& c, const std::string& verdict,
-                           std::optional<double> us) {
-  EvaluationRecord e;
-  e.candidate_id = c.id;
-  e.run_id = c.run_id;
-  e.candidate_key = c.key;
-  e.shape = "5120x256";
-  e.device = "NVIDIA H200";
-  e.verdict = verdict;
-  e.median_us = us;
-  e.details_json = "{}";
-  return e;
+                           std::optional<double> us,
+                           const nlohmann::json& extra = nlohmann::json::object()) {
+  return test::evaluation_of(c, "5120x256", "NVIDIA H200", verdict, us, extra);
 }
 
 TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
@@ -65,9 +57,9 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   c.parents = {b.id, a.id};
   ASSERT_TRUE(db->add_candidate(&c).ok());
   EvaluationRecord ea = make_eval(a, "ok", 5.0), eb = make_eval(b, "ok", 3.0),
-                   ec = make_eval(c, "wrong_result", std::nullopt);
-  ec.message = "first wrong index 3";
-  ec.log = "compiler says hi";
+                   ec =
+                       make_eval(c, "wrong_result", std::nullopt,
+                                 {{"message", "first wrong index 3"}, {"log", "compiler says hi"}});
   for (auto* e : {&ea, &eb, &ec}) ASSERT_TRUE(db->add_evaluation(e).ok());
 
   std::vector<BestRow> best;
@@ -75,6 +67,13 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   ASSERT_EQ(best.size(), 2u);
   EXPECT_EQ(best[0].candidate.id, b.id);
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, 3.0);
+  // Stored whole; the fields are the record's (generated columns).
+  EXPECT_EQ(ec.verdict, "wrong_result");
+  EXPECT_EQ(ec.message, "first wrong index 3");
+  EXPECT_EQ(ec.log, "compiler says hi");
+  EXPECT_FALSE(ec.median_us.has_value());
+  EXPECT_FALSE(ec.may_ship);
+  EXPECT_EQ(best[0].evaluation.device, "NVIDIA H200");
 
   // Faster kernels that spill on NVIDIA or do not build for gfx906 never
   // become best; one that only needs gfx906 scratch does (it ships for
@@ -85,13 +84,16 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   ASSERT_TRUE(db->add_candidate(&scratch).ok());
   ASSERT_TRUE(db->add_candidate(&spills).ok());
   ASSERT_TRUE(db->add_candidate(&no_amd).ok());
-  EvaluationRecord es = make_eval(scratch, "ok", 2.0), ep = make_eval(spills, "ok", 1.5),
-                   en = make_eval(no_amd, "ok", 1.0);
-  es.details_json =
-      R"({"amd": {"checked": true, "compiled": true, "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})";
-  ep.details_json = R"({"amd": {"checked": false}, "nvidia": {"local_bytes": 64}})";
-  en.details_json =
-      R"({"amd": {"checked": true, "compiled": false}, "nvidia": {"local_bytes": 0}})";
+  EvaluationRecord es = make_eval(
+                       scratch, "ok", 2.0,
+                       nlohmann::json::parse(R"({"amd": {"checked": true, "compiled": true,
+                                    "scratch_bytes": 144}, "nvidia": {"local_bytes": 0}})")),
+                   ep = make_eval(spills, "ok", 1.5,
+                                  nlohmann::json::parse(R"({"amd": {"checked": false},
+                                    "nvidia": {"local_bytes": 64}})")),
+                   en = make_eval(no_amd, "ok", 1.0,
+                                  nlohmann::json::parse(R"({"amd": {"checked": true,
+                                    "compiled": false}, "nvidia": {"local_bytes": 0}})"));
   ASSERT_TRUE(db->add_evaluation(&es).ok());
   ASSERT_TRUE(db->add_evaluation(&ep).ok());
   ASSERT_TRUE(db->add_evaluation(&en).ok());
@@ -146,11 +148,22 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   ASSERT_EQ(ats.size(), 1u);
   EXPECT_EQ(ats[0].answer, "I think...");
 
-  ASSERT_TRUE(db->update_evaluation_details(ea.id, "{\"amd\": {\"checked\": true}}").ok());
+  // A record rewritten (gfx906 checked later) takes its shipping decision
+  // with it: a kernel that does not build for gfx906 stops being shippable.
+  EXPECT_TRUE(ea.may_ship);
+  nlohmann::json rewritten = nlohmann::json::parse(ea.record_json);
+  rewritten["amd"] = {{"checked", true}, {"compiled", false}};
+  ASSERT_TRUE(db->update_evaluation_record(ea.id, rewritten.dump()).ok());
   std::vector<EvaluationRecord> updated;
   ASSERT_TRUE(db->evaluations_of(a.id, &updated).ok());
-  EXPECT_EQ(updated[0].details_json, "{\"amd\": {\"checked\": true}}");
-  EXPECT_FALSE(db->update_evaluation_details(999999, "{}").ok());
+  EXPECT_EQ(nlohmann::json::parse(updated[0].record_json), rewritten);
+  EXPECT_FALSE(updated[0].may_ship);
+  EXPECT_EQ(*updated[0].median_us, 5.0);  // the generated columns follow the record
+  EXPECT_FALSE(db->update_evaluation_record(999999, rewritten.dump()).ok());
+  EXPECT_FALSE(db->update_evaluation_record(ea.id, "{}").ok());  // not an evaluation
+  EvaluationRecord junk = make_eval(a, "ok", 1.0);
+  junk.record_json = R"({"no verdict": true})";
+  EXPECT_FALSE(db->add_evaluation(&junk).ok());
 
   CandidateRecord d = make_candidate(run.id, "d");
   ASSERT_TRUE(db->add_candidate(&d).ok());
@@ -288,18 +301,15 @@ TEST(DatabaseTest, ProfilesRoundTrip) {
   EXPECT_FALSE(back[1].created_at.empty());
 }
 
-// A database written before profiles existed (schema 1) gains the table on
-// open, its rows untouched.
+// A database written before profiles existed (schema 1: the committed
+// schema-2 file without its profiles table) gains the table on open, and
+// its evaluations every later step, its rows untouched.
 TEST(DatabaseTest, SchemaOneGainsProfilesOnOpen) {
   const std::string path = test::temp_path("schema1");
-  int64_t run_id = 0;
   {
-    std::unique_ptr<Database> db;
-    ASSERT_TRUE(Database::open(path, &db).ok());
-    RunRecord run;
-    run.shape = "5120x256";
-    ASSERT_TRUE(db->create_run(&run).ok());
-    run_id = run.id;
+    std::ifstream in(test::source_dir() + "/tests/db/data/schema2-demo.db", std::ios::binary);
+    ASSERT_TRUE(in.good());
+    std::ofstream(path, std::ios::binary) << in.rdbuf();
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
@@ -310,7 +320,8 @@ TEST(DatabaseTest, SchemaOneGainsProfilesOnOpen) {
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(path, &db).ok());
   RunRecord run;
-  ASSERT_TRUE(db->get_run(run_id, &run).ok());
+  ASSERT_TRUE(db->get_run(1, &run).ok());
+  EXPECT_EQ(run.shape, "w4a16_gemv:5120x256");
   std::vector<ProfileRecord> none;
   EXPECT_TRUE(db->profiles_of(1, &none).ok());
 }
@@ -335,6 +346,13 @@ TEST(DatabaseTest, ASchemaTwoFileOfThePreviousReleaseOpensWithShapeKeys) {
   ASSERT_TRUE(db->best("w4a16_gemv:5120x256", "", 5, &best).ok());
   ASSERT_FALSE(best.empty());
   EXPECT_EQ(best[0].evaluation.shape, "w4a16_gemv:5120x256");
+  // Each evaluation became one record with its fields and the shipping
+  // decision taken on open.
+  EXPECT_TRUE(best[0].evaluation.may_ship);
+  const nlohmann::json record = nlohmann::json::parse(best[0].evaluation.record_json);
+  EXPECT_EQ(record["verdict"], "ok");
+  EXPECT_EQ(record["timing"]["median_us"].get<double>(), *best[0].evaluation.median_us);
+  EXPECT_FALSE(best[0].evaluation.device.empty());
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   sqlite3_stmt* st = nullptr;

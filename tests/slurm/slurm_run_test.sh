@@ -64,7 +64,7 @@ db = sqlite3.connect(sys.argv[1])
 status, = db.execute("select status from runs where id = 1").fetchone()
 cands, = db.execute("select count(*) from candidates where run_id = 1").fetchone()
 steps = set()
-for (details,) in db.execute("select details_json from evaluations where run_id = 1 and stage != 'reused'"):
+for (details,) in db.execute("select record from evaluations where run_id = 1 and stage != 'reused'"):
     steps.add(json.loads(details).get("device", {}).get("slurm_step", ""))
 print(f"after the resume: run 1 {status}, {cands} candidates, Slurm steps {sorted(steps)}")
 assert status == "done", status
