@@ -13,6 +13,7 @@
 #include "sandbox/prelude.h"
 #include "sandbox/rtc.h"
 #include "sandbox/static_checks.h"
+#include "sandbox/vendor.h"
 #include "sandbox/vendor_blas.h"
 
 namespace kopt {
@@ -205,11 +206,8 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
     return fail(result, Verdict::kCompileError,
                 "does not compile for " + arch + (first.empty() ? "" : ": " + first));
   }
-#if defined(KOPT_PLATFORM_NVIDIA)
-  // PTX is text; on AMD the code object is scanned by the offline gfx906 check.
-  s = check_no_matrix_instructions(out->compiled.code);
+  s = vendor_check_compiled_code(out->compiled.code);
   if (!s.ok()) return fail(result, Verdict::kStaticRejected, s.message());
-#endif
   return true;
 }
 
@@ -325,17 +323,10 @@ bool compile_without_device(const EvalRequest& req, CompiledCandidate* cc, EvalR
                             const StageCallback& stage, std::string* arch_out) {
   Status s = validate_shape(req.shape);
   if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
-#if defined(KOPT_PLATFORM_NVIDIA)
-  const std::string arch = "sm_90";
-  const DeviceLimits limits{32, 132, 1024, 48 * 1024};
-  const std::vector<std::string> options = rtc_target_options("90", 32);
-#else
-  const std::string arch = "gfx906";
-  const DeviceLimits limits{64, 60, 1024, 64 * 1024};
-  const std::vector<std::string> options = rtc_target_options("gfx906", 64);
-#endif
-  *arch_out = arch;
-  return compile_candidate(req, limits, options, arch, cc, result, [&](const std::string& st) {
+  const VendorTarget target = vendor_offline_target();
+  *arch_out = target.arch;
+  return compile_candidate(req, target.limits, target.options, target.arch, cc, result,
+                           [&](const std::string& st) {
     result.stage = st;
     if (stage) stage(st);
   });

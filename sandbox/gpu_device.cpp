@@ -6,6 +6,7 @@
 
 #include "sandbox/gpu_api.h"
 #include "sandbox/prelude.h"
+#include "sandbox/vendor.h"
 #include "sandbox/rtc.h"
 #include "sandbox/verification.h"
 
@@ -77,19 +78,6 @@ struct Module {
   }
 };
 
-// The GPU errors that mean the kernel faulted and the context is gone.
-bool is_fault_code(int code) {
-#if defined(KOPT_PLATFORM_NVIDIA)
-  return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED ||
-         code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
-         code == CUDA_ERROR_INVALID_ADDRESS_SPACE || code == CUDA_ERROR_INVALID_PC ||
-         code == CUDA_ERROR_HARDWARE_STACK_ERROR || code == CUDA_ERROR_ASSERT ||
-         code == CUDA_ERROR_LAUNCH_TIMEOUT || code == CUDA_ERROR_UNKNOWN;
-#else
-  return code == hipErrorLaunchFailure || code == hipErrorIllegalAddress ||
-         code == hipErrorAssert || code == hipErrorLaunchTimeOut || code == hipErrorUnknown;
-#endif
-}
 
 // kopt's trusted kernels. kopt_random_x is random_x_value (sandbox/device.h)
 // written for the device; the reference (the problem's kopt_reference) is
@@ -327,14 +315,8 @@ std::unique_ptr<GpuDevice> GpuDevice::create(std::string* error) {
   (void)hipDriverGetVersion(&i.driver_version);
   (void)hipRuntimeGetVersion(&i.runtime_version);
   i.compiler = rtc_compiler_version();
-#if defined(KOPT_PLATFORM_NVIDIA)
-  const std::string arch = std::to_string(prop.major) + std::to_string(prop.minor);
-  i.arch = "sm_" + arch;
-#else
-  const std::string arch = prop.gcnArchName;
-  i.arch = arch;
-#endif
-  d->impl_->base_options = rtc_target_options(arch, prop.warpSize);
+  i.arch = vendor_arch_name(prop);
+  d->impl_->base_options = vendor_compile_options(vendor_compile_arch(prop), prop.warpSize);
   return d;
 }
 
@@ -513,11 +495,7 @@ Status GpuDevice::prepare_sequence(const std::vector<CallBuffers>& calls, std::s
     for (size_t i = 0; i < calls.size() && cs.ok(); ++i) cs = call(calls[i]);
     im.graph_ok = hipStreamEndCapture(im.stream, &im.graph) == hipSuccess && cs.ok() &&
                   hipGraphInstantiate(&im.exec, im.graph, nullptr, nullptr, 0) == hipSuccess;
-#if defined(KOPT_PLATFORM_NVIDIA)
-    // Uploaded now, so the first timed replay does not pay for it (ROCm 5.2
-    // has no hipGraphUpload; there the warm-up and first replay absorb it).
-    if (im.graph_ok) KOPT_GPU_CHECK(hipGraphUpload(im.exec, im.stream));
-#endif
+    if (im.graph_ok) KOPT_GPU_CHECK(vendor_upload_graph(im.exec, im.stream));
   }
   *method = im.graph_ok ? "graph-replay/events" : "stream-batch/events";
   return Status();
@@ -661,6 +639,6 @@ Status GpuDevice::check_calls(const Shape& shape, uint64_t seed,
   return Status();
 }
 
-bool GpuDevice::is_fault(const Status& s) const { return is_fault_code(s.gpu_code()); }
+bool GpuDevice::is_fault(const Status& s) const { return vendor_is_fault(s.gpu_code()); }
 
 }  // namespace kopt

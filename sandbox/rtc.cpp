@@ -1,5 +1,7 @@
 #include "sandbox/rtc.h"
 
+#include "sandbox/vendor.h"
+
 #include "sandbox/gpu_api.h"
 
 namespace kopt {
@@ -31,25 +33,9 @@ Status rtc_compile(const std::string& full_source, const std::vector<std::string
 }
 
 std::vector<std::string> rtc_target_options(const std::string& arch, int warp_size) {
-#if defined(KOPT_PLATFORM_NVIDIA)
-  // compute_XY (virtual): the PTX is what the static check reads; the driver
-  // assembles it at load. NVRTC rejects -O3 and needs the toolkit headers.
-  return {"--gpu-architecture=compute_" + arch, std::string("-I") + kopt_cuda_include_dir(),
-          "--std=c++17", "-DKOPT_WARP_SIZE=" + std::to_string(warp_size)};
-#else
-  return {"--gpu-architecture=" + arch, "-O3", "-std=c++17",
-          "-DKOPT_WARP_SIZE=" + std::to_string(warp_size)};
-#endif
+  return vendor_compile_options(arch, warp_size);
 }
 
-std::string rtc_compiler_version() {
-  int major = 0, minor = 0;
-  hiprtcVersion(&major, &minor);
-#if defined(KOPT_PLATFORM_NVIDIA)
-  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
-#else
-  return "hiprtc " + std::to_string(major) + "." + std::to_string(minor);
-#endif
-}
+std::string rtc_compiler_version() { return vendor_compiler_version(); }
 
 }  // namespace kopt
