@@ -131,4 +131,46 @@ inline hipError_t kopt_prepare_weights(const KoptKernelEntry* entry, const KoptS
   return hipSuccess;
 }
 
+// The state behind every library's weights handle (kopt_w4a16_weights,
+// kopt_w8a16_weights derive from it): the shape, its entry, the entry's
+// weights and workspace, and which kernel serves them.
+struct KoptWeights {
+  KoptShapeArgs args{};
+  const KoptKernelEntry* entry = nullptr;
+  unsigned char* weights = nullptr;  // the canonical blob, or the re-layout's output
+  float* workspace = nullptr;
+  std::string description;
+};
+
+// Fills `w` for `entry` from the canonical weights in device memory, which it
+// takes over (kopt_prepare_weights); `why` says how the entry was chosen.
+inline hipError_t kopt_weights_init(KoptWeights* w, const KoptKernelEntry* entry,
+                                    const KoptShapeArgs& args, const std::string& why,
+                                    unsigned char* canonical, hipStream_t stream,
+                                    const char** what) {
+  KoptPreparedWeights prepared;
+  const hipError_t e = kopt_prepare_weights(entry, args, canonical, stream, &prepared, what);
+  if (e != hipSuccess) return e;
+  w->args = args;
+  w->entry = entry;
+  w->description = why + entry->description;
+  w->weights = prepared.weights;
+  w->workspace = prepared.workspace;
+  return hipSuccess;
+}
+
+// One call on `stream` (asynchronous).
+inline hipError_t kopt_weights_call(const KoptWeights& w, const void* x, float* y, void* stream) {
+  return w.entry->call(w.args, static_cast<const __half*>(x), w.weights, y, w.workspace,
+                       static_cast<hipStream_t>(stream));
+}
+
+// Frees what kopt_weights_init allocated (not `w` itself).
+inline void kopt_weights_release(KoptWeights* w) {
+  if (w->weights) (void)hipFree(w->weights);
+  if (w->workspace) (void)hipFree(w->workspace);
+  w->weights = nullptr;
+  w->workspace = nullptr;
+}
+
 #endif  // KOPT_HOST_PASS

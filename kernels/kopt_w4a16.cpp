@@ -29,13 +29,7 @@ size_t align256(size_t v) { return (v + 255) & ~size_t{255}; }
 
 }  // namespace
 
-struct kopt_w4a16_weights {
-  KoptShapeArgs args;
-  const KoptKernelEntry* entry = nullptr;
-  unsigned char* weights = nullptr;  // the canonical blob, or the re-layout's output
-  float* workspace = nullptr;
-  std::string description;
-};
+struct kopt_w4a16_weights : KoptWeights {};
 
 extern "C" {
 
@@ -72,31 +66,25 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     (void)hipFree(blob);  // the first error is the one reported
     return gpu_fail(e, "copying weights");
   }
-  KoptPreparedWeights prepared;
-  const char* step = "";
-  if ((e = kopt_prepare_weights(entry, args, blob, stream, &prepared, &step)) != hipSuccess)
-    return gpu_fail(e, step);
   auto* w = new kopt_w4a16_weights();
-  w->args = args;
-  w->entry = entry;
-  w->description = kind + entry->description;
-  w->weights = prepared.weights;
-  w->workspace = prepared.workspace;
+  const char* step = "";
+  if ((e = kopt_weights_init(w, entry, args, kind, blob, stream, &step)) != hipSuccess) {
+    delete w;
+    return gpu_fail(e, step);
+  }
   *out = w;
   return KOPT_W4A16_OK;
 }
 
 int kopt_w4a16_gemv(const kopt_w4a16_weights* w, const void* x, float* y, void* stream) {
   if (!w || !x || !y) return fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
-  hipError_t e = w->entry->call(w->args, static_cast<const __half*>(x), w->weights, y, w->workspace,
-                                static_cast<hipStream_t>(stream));
+  const hipError_t e = kopt_weights_call(*w, x, y, stream);
   return e == hipSuccess ? KOPT_W4A16_OK : gpu_fail(e, "gemv launch");
 }
 
 void kopt_w4a16_destroy(kopt_w4a16_weights* w) {
   if (!w) return;
-  if (w->weights) (void)hipFree(w->weights);
-  if (w->workspace) (void)hipFree(w->workspace);
+  kopt_weights_release(w);
   delete w;
 }
 

@@ -327,9 +327,9 @@ bool compile_without_device(const EvalRequest& req, CompiledCandidate* cc, EvalR
   *arch_out = target.arch;
   return compile_candidate(req, target.limits, target.options, target.arch, cc, result,
                            [&](const std::string& st) {
-    result.stage = st;
-    if (stage) stage(st);
-  });
+                             result.stage = st;
+                             if (stage) stage(st);
+                           });
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 
 #include "sandbox/gpu_api.h"
 #include "sandbox/prelude.h"
-#include "sandbox/vendor.h"
 #include "sandbox/rtc.h"
+#include "sandbox/vendor.h"
 #include "sandbox/verification.h"
 
 namespace kopt {
@@ -77,7 +77,6 @@ struct Module {
     if (module) (void)hipModuleUnload(module);
   }
 };
-
 
 // kopt's trusted kernels. kopt_random_x is random_x_value (sandbox/device.h)
 // written for the device; the reference (the problem's kopt_reference) is

@@ -1,8 +1,7 @@
 #include "sandbox/rtc.h"
 
-#include "sandbox/vendor.h"
-
 #include "sandbox/gpu_api.h"
+#include "sandbox/vendor.h"
 
 namespace kopt {
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kopt_example_harness.h"
 #include "kopt_gpu_runtime.h"
 #include "kopt_w4a16.h"
 
@@ -26,17 +27,6 @@ bool parse(const char* text, Shape* s) {
   s->G = 64;
   return std::sscanf(text, "%dx%d/g%d", &s->K, &s->N, &s->G) >= 2;
 }
-
-// Every GPU call is checked: the first failure names the call and the
-// driver's reason, and the shape counts as failed.
-#define GPU(call)                                                                    \
-  do {                                                                               \
-    hipError_t gpu_error_ = (call);                                                  \
-    if (gpu_error_ != hipSuccess) {                                                  \
-      std::fprintf(stderr, "%s failed: %s\n", #call, hipGetErrorString(gpu_error_)); \
-      return false;                                                                  \
-    }                                                                                \
-  } while (0)
 
 bool check(int rc, const char* what) {
   if (rc != KOPT_W4A16_OK) std::fprintf(stderr, "%s failed: %s\n", what, kopt_w4a16_last_error());
@@ -74,102 +64,33 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
     ref[n] = acc;
   }
 
-  void *dq, *ds, *dofs, *dx;
-  float* dy;
+  void *dq, *ds, *dofs;
   GPU(hipMalloc(&dq, qn));
   GPU(hipMalloc(&ds, gn * 2));
   GPU(hipMalloc(&dofs, gn * 2));
-  GPU(hipMalloc(&dx, s.K * 2));
-  GPU(hipMalloc(reinterpret_cast<void**>(&dy), s.N * 4));
   GPU(hipMemcpy(dq, q.data(), qn, hipMemcpyHostToDevice));
   GPU(hipMemcpy(ds, scales.data(), gn * 2, hipMemcpyHostToDevice));
   GPU(hipMemcpy(dofs, offsets.data(), gn * 2, hipMemcpyHostToDevice));
-  GPU(hipMemcpy(dx, x.data(), s.K * 2, hipMemcpyHostToDevice));
 
-  // Enough copies of the weights that the calls stream from memory, not L2.
-  const double bytes = qn + 4.0 * gn + 2.0 * s.K + 4.0 * s.N;
-  const int copies = std::max(2, static_cast<int>(std::ceil(4.0 * l2_bytes / bytes)));
-  std::vector<kopt_w4a16_weights*> handles(copies, nullptr);
-  for (auto& h : handles)
-    if (!check(kopt_w4a16_create(dq, ds, dofs, s.K, s.N, s.G, stream, &h), "kopt_w4a16_create"))
-      return false;
-
-  // Accuracy, through every handle's first call.
-  std::vector<float> y(s.N);
-  bool ok = true;
-  double max_err = 0;
-  for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
-    GPU(hipMemcpy(dy, std::vector<float>(s.N, std::nanf("")).data(), s.N * 4,
-                  hipMemcpyHostToDevice));
-    if (!check(kopt_w4a16_gemv(handles[c], dx, dy, stream), "kopt_w4a16_gemv")) return false;
-    GPU(hipStreamSynchronize(stream));
-    GPU(hipMemcpy(y.data(), dy, s.N * 4, hipMemcpyDeviceToHost));
-    for (int n = 0; n < s.N; ++n) {
-      double err = std::fabs(y[n] - ref[n]);
-      if (!(err <= 1e-2 + 1e-2 * std::fabs(ref[n]))) {
-        std::printf("  %dx%d: y[%d] = %g, expected %g\n", s.K, s.N, n, y[n], ref[n]);
-        ok = false;
-        break;
-      }
-      max_err = std::max(max_err, err);
-    }
-  }
-
-  // Timing: a graph of calls cycling over the copies, replayed between events.
-  // Each copy has its own x and y too, as each layer of a model has.
-  std::vector<void*> xs(copies, nullptr);
-  std::vector<float*> ys(copies, nullptr);
-  for (int c = 0; c < copies; ++c) {
-    GPU(hipMalloc(&xs[c], s.K * 2));
-    GPU(hipMalloc(reinterpret_cast<void**>(&ys[c]), s.N * 4));
-    GPU(hipMemcpy(xs[c], x.data(), s.K * 2, hipMemcpyHostToDevice));
-  }
-  const int calls = copies * std::max(1, (64 + copies - 1) / copies);
-  hipGraph_t graph;
-  hipGraphExec_t exec;
-  GPU(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
-  for (int c = 0; c < calls; ++c)
-    kopt_w4a16_gemv(handles[c % copies], xs[c % copies], ys[c % copies], stream);
-  GPU(hipStreamEndCapture(stream, &graph));
-  GPU(hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
-  hipEvent_t start, stop;
-  GPU(hipEventCreate(&start));
-  GPU(hipEventCreate(&stop));
-  // Warm-up, as kopt's timing does: 50 ms of replays, so the clocks have
-  // left idle (the fp64 reference above leaves the GPU idle for a while).
-  const auto warm_start = std::chrono::steady_clock::now();
-  do {
-    GPU(hipGraphLaunch(exec, stream));
-    GPU(hipStreamSynchronize(stream));
-  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() <
-           0.05);
-  std::vector<double> us;
-  for (int rep = 0; rep < 12; ++rep) {
-    GPU(hipEventRecord(start, stream));
-    GPU(hipGraphLaunch(exec, stream));
-    GPU(hipEventRecord(stop, stream));
-    GPU(hipEventSynchronize(stop));
-    float ms = 0;
-    GPU(hipEventElapsedTime(&ms, start, stop));
-    if (rep >= 2) us.push_back(ms * 1000.0 / calls);
-  }
-  std::sort(us.begin(), us.end());
-  std::printf("%5d x %-5d g%-3d %-4s %8.2f us  max err %.2e  %s\n", s.K, s.N, s.G,
-              ok ? "ok" : "FAIL", us[us.size() / 2], max_err, kopt_w4a16_kernel(handles[0]));
-  for (auto* h : handles) kopt_w4a16_destroy(h);
-  for (int c = 0; c < copies; ++c) {
-    hipFree(xs[c]);
-    hipFree(ys[c]);
-  }
-  hipGraphExecDestroy(exec);
-  hipGraphDestroy(graph);
-  hipEventDestroy(start);
-  hipEventDestroy(stop);
+  KoptExampleLibrary lib;
+  lib.create = [&](void** h) {
+    return check(kopt_w4a16_create(dq, ds, dofs, s.K, s.N, s.G, stream,
+                                   reinterpret_cast<kopt_w4a16_weights**>(h)),
+                 "kopt_w4a16_create");
+  };
+  lib.gemv = [](void* h, const void* x, float* y, hipStream_t st) {
+    return kopt_w4a16_gemv(static_cast<kopt_w4a16_weights*>(h), x, y, st);
+  };
+  lib.destroy = [](void* h) { kopt_w4a16_destroy(static_cast<kopt_w4a16_weights*>(h)); };
+  lib.kernel = [](void* h) { return kopt_w4a16_kernel(static_cast<kopt_w4a16_weights*>(h)); };
+  lib.last_error = kopt_w4a16_last_error;
+  char label[64];
+  std::snprintf(label, sizeof label, "%5d x %-5d g%-3d", s.K, s.N, s.G);
+  const bool ok = kopt_example_check_and_time(
+      lib, label, s.K, s.N, qn + 4.0 * gn + 2.0 * s.K + 4.0 * s.N, x, ref, l2_bytes, stream);
   hipFree(dq);
   hipFree(ds);
   hipFree(dofs);
-  hipFree(dx);
-  hipFree(dy);
   return ok;
 }
 

@@ -1,0 +1,133 @@
+// What every library's example does per shape once its weights are on the
+// GPU: one call through several weight handles checked against an fp64
+// reference (|y - ref| <= 1e-2 + 1e-2·|ref|), then timed like `kopt bench`
+// (weight copies rotated past 4x the L2, a captured graph of calls cycling
+// over them, replayed between events, median of the replays). The library's
+// C API is reached through KoptExampleLibrary, so one harness serves all.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kopt_gpu_runtime.h"
+
+// Every GPU call is checked: the first failure names the call and the
+// driver's reason, and the shape counts as failed.
+#define GPU(call)                                                                    \
+  do {                                                                               \
+    hipError_t gpu_error_ = (call);                                                  \
+    if (gpu_error_ != hipSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, hipGetErrorString(gpu_error_)); \
+      return false;                                                                  \
+    }                                                                                \
+  } while (0)
+
+struct KoptExampleLibrary {
+  std::function<bool(void** handle)> create;  // prints what failed
+  std::function<int(void* handle, const void* x, float* y, hipStream_t stream)> gemv;  // 0: ok
+  std::function<void(void* handle)> destroy;
+  std::function<const char*(void* handle)> kernel;
+  std::function<const char*()> last_error;
+  bool check(int rc, const char* what) const {
+    if (rc != 0) std::fprintf(stderr, "%s failed: %s\n", what, last_error());
+    return rc == 0;
+  }
+};
+
+// One shape: x (K fp16 values) and the reference y (N values), `bytes` the
+// bytes one call moves. False when a GPU call fails or y is wrong.
+inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std::string& label,
+                                        int K, int N, double bytes, const std::vector<__half>& x,
+                                        const std::vector<double>& ref, int l2_bytes,
+                                        hipStream_t stream) {
+  void* dx = nullptr;
+  float* dy = nullptr;
+  GPU(hipMalloc(&dx, K * 2));
+  GPU(hipMalloc(reinterpret_cast<void**>(&dy), N * 4));
+  GPU(hipMemcpy(dx, x.data(), K * 2, hipMemcpyHostToDevice));
+  // Enough copies of the weights that the calls stream from memory, not L2.
+  const int copies = std::max(2, static_cast<int>(std::ceil(4.0 * l2_bytes / bytes)));
+  std::vector<void*> handles(copies, nullptr);
+  for (auto& h : handles)
+    if (!lib.create(&h)) return false;
+
+  // Accuracy, through every handle's first call.
+  std::vector<float> y(N);
+  bool ok = true;
+  double max_err = 0;
+  for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
+    GPU(hipMemcpy(dy, std::vector<float>(N, std::nanf("")).data(), N * 4,
+                  hipMemcpyHostToDevice));
+    if (!lib.check(lib.gemv(handles[c], dx, dy, stream), "gemv")) return false;
+    GPU(hipStreamSynchronize(stream));
+    GPU(hipMemcpy(y.data(), dy, N * 4, hipMemcpyDeviceToHost));
+    for (int n = 0; n < N; ++n) {
+      double err = std::fabs(y[n] - ref[n]);
+      if (!(err <= 1e-2 + 1e-2 * std::fabs(ref[n]))) {
+        std::printf("  %s: y[%d] = %g, expected %g\n", label.c_str(), n, y[n], ref[n]);
+        ok = false;
+        break;
+      }
+      max_err = std::max(max_err, err);
+    }
+  }
+
+  // Timing: a graph of calls cycling over the copies, replayed between events.
+  // Each copy has its own x and y too, as each layer of a model has.
+  std::vector<void*> xs(copies, nullptr);
+  std::vector<float*> ys(copies, nullptr);
+  for (int c = 0; c < copies; ++c) {
+    GPU(hipMalloc(&xs[c], K * 2));
+    GPU(hipMalloc(reinterpret_cast<void**>(&ys[c]), N * 4));
+    GPU(hipMemcpy(xs[c], x.data(), K * 2, hipMemcpyHostToDevice));
+  }
+  const int calls = copies * std::max(1, (64 + copies - 1) / copies);
+  hipGraph_t graph;
+  hipGraphExec_t exec;
+  GPU(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
+  for (int c = 0; c < calls; ++c)
+    lib.gemv(handles[c % copies], xs[c % copies], ys[c % copies], stream);
+  GPU(hipStreamEndCapture(stream, &graph));
+  GPU(hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
+  hipEvent_t start, stop;
+  GPU(hipEventCreate(&start));
+  GPU(hipEventCreate(&stop));
+  // Warm-up, as kopt's timing does: 50 ms of replays, so the clocks have
+  // left idle (the fp64 reference above leaves the GPU idle for a while).
+  const auto warm_start = std::chrono::steady_clock::now();
+  do {
+    GPU(hipGraphLaunch(exec, stream));
+    GPU(hipStreamSynchronize(stream));
+  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() <
+           0.05);
+  std::vector<double> us;
+  for (int rep = 0; rep < 12; ++rep) {
+    GPU(hipEventRecord(start, stream));
+    GPU(hipGraphLaunch(exec, stream));
+    GPU(hipEventRecord(stop, stream));
+    GPU(hipEventSynchronize(stop));
+    float ms = 0;
+    GPU(hipEventElapsedTime(&ms, start, stop));
+    if (rep >= 2) us.push_back(ms * 1000.0 / calls);
+  }
+  std::sort(us.begin(), us.end());
+  std::printf("%-18s %-4s %8.2f us  max err %.2e  %s\n", label.c_str(), ok ? "ok" : "FAIL",
+              us[us.size() / 2], max_err, lib.kernel(handles[0]));
+  for (void* h : handles) lib.destroy(h);
+  for (int c = 0; c < copies; ++c) {
+    hipFree(xs[c]);
+    hipFree(ys[c]);
+  }
+  hipGraphExecDestroy(exec);
+  hipGraphDestroy(graph);
+  hipEventDestroy(start);
+  hipEventDestroy(stop);
+  hipFree(dx);
+  hipFree(dy);
+  return ok;
+}
