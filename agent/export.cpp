@@ -146,9 +146,28 @@ Status read_export_manifest(const Problem& problem, const std::string& path,
   out->clear();
   std::string text;
   KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_array()) return Status::error(path + " is not an export manifest (a JSON array)");
-  for (const auto& e : j) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  // Version 1 (before problems were plug-ins) is a bare array of W4A16
+  // entries; later ones an object with their version, problem and entries.
+  int version = 1;
+  const nlohmann::json* entries = &doc;
+  if (doc.is_object() && doc.contains("manifest_version") &&
+      doc["manifest_version"].is_number_integer()) {
+    version = doc["manifest_version"].get<int>();
+    if (version > kManifestVersion)
+      return Status::error(path + ": manifest version " + std::to_string(version) +
+                           " is newer than this kopt reads (" + std::to_string(kManifestVersion) +
+                           "); use a newer kopt");
+    if (doc.value("problem", std::string()) != problem.id())
+      return Status::error(path + ": a manifest of problem " + doc.value("problem", std::string()) +
+                           ", not " + problem.id() + " (give --problem)");
+    if (!doc.contains("entries") || !doc["entries"].is_array())
+      return Status::error(path + ": a manifest without an \"entries\" list");
+    entries = &doc["entries"];
+  }
+  if (!entries->is_array())
+    return Status::error(path + " is not an export manifest (versioned object or JSON array)");
+  for (const auto& e : *entries) {
     if (!e.is_object() || !e.contains("shape") || !e["shape"].is_string())
       return Status::error(path + ": every entry needs a \"shape\"");
     ManifestEntry m;
@@ -714,7 +733,11 @@ int run_export(const ExportCommand& cmd) {
                        problem->id() + ".\n#pragma once\n" + problem_prelude(*problem));
   if (s.ok())
     s = write_file(cmd.out_dir + "/kopt_problem.h", generate_problem_header(*problem, library));
-  if (s.ok()) s = write_file(cmd.out_dir + "/MANIFEST.json", manifest.dump(2) + "\n");
+  const nlohmann::json manifest_doc = {{"manifest_version", kManifestVersion},
+                                       {"problem", problem->id()},
+                                       {"library", library.name},
+                                       {"entries", manifest}};
+  if (s.ok()) s = write_file(cmd.out_dir + "/MANIFEST.json", manifest_doc.dump(2) + "\n");
   if (!s.ok()) return fail(s.message(), kExitInternal);
   if (rule) {
     const auto checks = leave_one_out(library, measured);

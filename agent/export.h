@@ -78,6 +78,10 @@ Status candidate_source_of(const std::string& dir, const std::string& entry_file
 Status candidate_source_in(const std::string& dir, const std::string& entry_file,
                            const std::string& entry_text, std::string* source);
 
+// MANIFEST.json's format: {"manifest_version", "problem", "library",
+// "entries": [...]}; version 1 was a bare array of W4A16 entries (still read).
+constexpr int kManifestVersion = 2;
+
 // One entry of an export manifest (MANIFEST.json), as `kopt bench --tuned`
 // and `kopt export --fallbacks-only` read it.
 struct ManifestEntry {

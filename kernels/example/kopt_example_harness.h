@@ -61,8 +61,7 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
   bool ok = true;
   double max_err = 0;
   for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
-    GPU(hipMemcpy(dy, std::vector<float>(N, std::nanf("")).data(), N * 4,
-                  hipMemcpyHostToDevice));
+    GPU(hipMemcpy(dy, std::vector<float>(N, std::nanf("")).data(), N * 4, hipMemcpyHostToDevice));
     if (!lib.check(lib.gemv(handles[c], dx, dy, stream), "gemv")) return false;
     GPU(hipStreamSynchronize(stream));
     GPU(hipMemcpy(y.data(), dy, N * 4, hipMemcpyDeviceToHost));

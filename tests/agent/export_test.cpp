@@ -220,7 +220,10 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   std::string out;
   ASSERT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), 0) << out;
   EXPECT_NE(out.find("keeping the 14 tuned entries"), std::string::npos) << out;
-  const nlohmann::json kept = nlohmann::json::parse(read(dir + "/MANIFEST.json"));
+  const nlohmann::json doc = nlohmann::json::parse(read(dir + "/MANIFEST.json"));
+  EXPECT_EQ(doc["manifest_version"], kManifestVersion);
+  EXPECT_EQ(doc["problem"], "w4a16_gemv");
+  const nlohmann::json kept = doc["entries"];
   EXPECT_EQ(kept.size(), 14u);
   EXPECT_EQ(read(dir + "/dispatch.inc"),
             read(test::source_dir() + "/kernels/generated/dispatch.inc"));
@@ -230,7 +233,7 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   }
   EXPECT_EQ(kopt_export({"--drop-tuned", "--out", dir}, &out), kExitUsage) << out;
   ASSERT_EQ(kopt_export({"--fallbacks-only", "--drop-tuned", "--out", dir}, &out), 0) << out;
-  EXPECT_EQ(nlohmann::json::parse(read(dir + "/MANIFEST.json")).size(), 0u);
+  EXPECT_EQ(nlohmann::json::parse(read(dir + "/MANIFEST.json"))["entries"].size(), 0u);
   EXPECT_FALSE(fs::exists(dir + "/k7168x9216_g64.hip"));  // stale entry files are removed
   EXPECT_TRUE(fs::exists(dir + "/generic_gen.hip"));
   EXPECT_EQ(read(dir + "/dispatch.inc").find("KOPT_ENTRY(kopt_entry_k"), std::string::npos);
@@ -239,6 +242,18 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), kExitUsage);
   EXPECT_NE(out.find("not an export manifest"), std::string::npos) << out;
   EXPECT_EQ(read(dir + "/MANIFEST.json"), "{oops");
+  // A manifest from a newer kopt, or of another problem, is refused by name;
+  // one of the first version (a bare array) is still read.
+  std::ofstream(dir + "/MANIFEST.json")
+      << R"({"manifest_version": 99, "problem": "w4a16_gemv", "entries": []})";
+  EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), kExitUsage);
+  EXPECT_NE(out.find("manifest version 99 is newer"), std::string::npos) << out;
+  std::ofstream(dir + "/MANIFEST.json")
+      << R"({"manifest_version": 2, "problem": "w8a16_gemv", "entries": []})";
+  EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), kExitUsage);
+  EXPECT_NE(out.find("a manifest of problem w8a16_gemv"), std::string::npos) << out;
+  std::ofstream(dir + "/MANIFEST.json") << "[]";
+  EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), 0) << out;
 }
 
 // A worker that claims an sm_90 GPU and answers every evaluation "ok, 5 us".
@@ -293,7 +308,7 @@ TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
                   120, 1 << 20, &r)
           .ok());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json manifest = nlohmann::json::parse(read(dir + "/MANIFEST.json"));
+  const nlohmann::json manifest = nlohmann::json::parse(read(dir + "/MANIFEST.json"))["entries"];
   ASSERT_EQ(manifest.size(), 2u) << manifest.dump(1);
   EXPECT_EQ(manifest[0]["symbol"], "k5120x256_g64");
   EXPECT_EQ(manifest[0]["targets"], nlohmann::json({"sm_90"}));
