@@ -32,11 +32,11 @@ Status parse_shapes(const std::string& problem_id, const std::vector<std::string
   return Status();
 }
 
-std::string describe_amd(const AmdResources& a) {
+std::string describe_amd(const TargetResources& a) {
   if (!a.checked) return a.note.empty() ? "not checked" : a.note;
   if (!a.compiled) return "NOT PORTABLE: " + a.note;
-  return fmt::format("gfx906: {} VGPRs, {} SGPRs, {} B scratch, occupancy {}", a.vgprs, a.sgprs,
-                     a.scratch_bytes, a.occupancy);
+  return fmt::format("gfx906: {} VGPRs, {} SGPRs, {} B scratch, occupancy {}", a.registers,
+                     a.scalar_registers, a.spill_bytes, a.occupancy);
 }
 
 void print_result(const EvalResult& r) {
@@ -56,10 +56,13 @@ void print_result(const EvalResult& r) {
     fmt::print("  bandwidth: {:.0f} GB/s = {:.1f}% of measured read bandwidth ({:.0f} GB/s)\n",
                t.gbps, 100 * t.fraction_of_read_bw, r.device.read_bandwidth_gbps);
   }
-  if (r.nvidia.checked)
-    fmt::print("  {}: {} registers, {} B local (spills), {} B static shared\n", r.device.arch,
-               r.nvidia.registers, r.nvidia.local_bytes, r.nvidia.static_shared_bytes);
-  fmt::print("  {}\n", describe_amd(r.amd));
+  for (const auto& [name, t] : r.targets)
+    if (name != kOfflineTarget && t.checked)
+      fmt::print("  {}: {} registers, {} B local (spills), {} B static shared\n", name, t.registers,
+                 t.spill_bytes, t.shared_bytes);
+  const auto offline = r.targets.find(kOfflineTarget);
+  fmt::print("  {}\n", offline == r.targets.end() ? std::string("gfx906: not checked")
+                                                  : describe_amd(offline->second));
   if (!r.ok() && !r.log.empty()) fmt::print("  log:\n{}\n", r.log.substr(0, 4000));
 }
 
@@ -385,16 +388,15 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
       db->evaluations_of(c.id, &evals);
       bool first = true;
       for (const auto& e : evals) {
-        nlohmann::json details = nlohmann::json::parse(e.record_json, nullptr, false);
-        if (!details.is_object() ||
-            (details.contains("amd") && details["amd"].value("checked", false)))
-          continue;
+        EvalResult record =
+            eval_result_from_json(nlohmann::json::parse(e.record_json, nullptr, false));
+        if (record.targets[kOfflineTarget].checked) continue;
         // The run's problem gives the device helpers the source compiles with.
-        AmdResources a = sandbox.check_amd(run.shape.substr(0, run.shape.find(':')), c.source,
-                                           params_from_json(c.params_json));
+        TargetResources a = sandbox.check_amd(run.shape.substr(0, run.shape.find(':')), c.source,
+                                              params_from_json(c.params_json));
         if (!a.checked) continue;
-        details["amd"] = to_json(a);
-        if (!(s = db->update_evaluation_record(e.id, details.dump())).ok()) {
+        record.targets[kOfflineTarget] = a;
+        if (!(s = db->update_evaluation_record(e.id, to_json(record).dump())).ok()) {
           fmt::print(stderr, "kopt check-amd: {}\n", s.message());
           return kExitInternal;
         }
@@ -431,7 +433,7 @@ int run_check_amd(const std::string& problem, const std::vector<std::string>& fi
       fmt::print(stderr, "kopt check-amd: {}\n", s.message());
       return kExitUsage;
     }
-    AmdResources a = sandbox.check_amd(problem, source, {});
+    TargetResources a = sandbox.check_amd(problem, source, {});
     fmt::print("{}: {}\n", file, describe_amd(a));
     if (!a.compiled) {
       exit_code = kExitRejected;

@@ -452,8 +452,8 @@ Status read_tuned_entries(const Problem& problem, const std::string& dir, Sandbo
       if (!std::regex_search(k.header, m, arch_re))
         return Status::error(file + ": its header names no architecture; export it again");
       k.targets.push_back(m[1]);
-      const AmdResources amd = sandbox.check_amd(problem.id(), k.candidate.source, params);
-      if (!is_amd_target(m[1]) && amd.checked && amd.compiled && amd.scratch_bytes == 0) {
+      const TargetResources amd = sandbox.check_amd(problem.id(), k.candidate.source, params);
+      if (!is_amd_target(m[1]) && amd.checked && amd.compiled && amd.spill_bytes == 0) {
         k.targets.push_back(kAmdTarget);
         k.target_notes[kAmdTarget] = fmt::format("tuned on {}, not measured on {}",
                                                  e.value("device", std::string(m[1])), kAmdTarget);
@@ -568,11 +568,10 @@ int run_export(const ExportCommand& cmd) {
     for (const auto& row : best) {
       if (for_device && amd_served) break;
       // Past the device's own pick, only a candidate that can serve gfx906.
-      nlohmann::json details = nlohmann::json::parse(row.evaluation.record_json, nullptr, false);
-      AmdResources recorded;
-      if (details.is_object() && details.contains("amd") && details["amd"].is_object())
-        recorded = amd_resources_from_json(details["amd"]);
-      if (for_device && recorded.checked && !(recorded.compiled && recorded.scratch_bytes == 0))
+      TargetResources recorded =
+          eval_result_from_json(nlohmann::json::parse(row.evaluation.record_json, nullptr, false))
+              .targets[kAmdTarget];
+      if (for_device && recorded.checked && !(recorded.compiled && recorded.spill_bytes == 0))
         continue;
       if (++tried > 12) break;  // each try is a re-verification on the GPU
       EvalRequest req;
@@ -589,19 +588,20 @@ int run_export(const ExportCommand& cmd) {
       }
       // This machine may lack the AMD toolchain while the database holds the
       // check (`kopt check-amd --db`): then the recorded resources stand.
-      if (!r.amd.checked) r.amd = recorded;
+      TargetResources& amd = r.targets[kAmdTarget];
+      if (!amd.checked) amd = recorded;
       // Shipped kernels must build for gfx906 (even those only NVIDIA runs).
-      if (r.amd.checked && !r.amd.compiled) {
+      if (amd.checked && !amd.compiled) {
         fmt::print(stderr, "{}: candidate {} does not build for gfx906; trying the next\n",
                    shape.name(), row.candidate.id);
         continue;
       }
-      const bool amd_ok = r.amd.checked && r.amd.scratch_bytes == 0;
-      if (!r.amd.checked)
+      const bool amd_ok = amd.checked && amd.spill_bytes == 0;
+      if (!amd.checked)
         fmt::print(stderr,
                    "{}: candidate {}: gfx906 not checked here ({}); run `kopt check-amd --db` "
                    "where the toolchain is, then export again\n",
-                   shape.name(), row.candidate.id, r.amd.note);
+                   shape.name(), row.candidate.id, amd.note);
       if (for_device && !amd_ok) continue;
       ExportedKernel k;
       k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kAmdTarget) : "");
@@ -613,11 +613,11 @@ int run_export(const ExportCommand& cmd) {
         k.target_notes[kAmdTarget] =
             fmt::format("tuned on {}, not measured on {}", device.name, kAmdTarget);
         amd_served = true;
-      } else if (r.amd.checked) {
+      } else if (amd.checked) {
         fmt::print(stderr,
                    "{}: candidate {} needs {} B of gfx906 scratch: it serves {} only; looking "
                    "for the best candidate that builds for gfx906 without scratch\n",
-                   shape.name(), row.candidate.id, r.amd.scratch_bytes, device.arch);
+                   shape.name(), row.candidate.id, amd.spill_bytes, device.arch);
       }
       k.header = fmt::format(
           "// Shape {}: candidate {} of run {} ({}, parameters {}), key {}; serves {}.\n"
@@ -643,7 +643,7 @@ int run_export(const ExportCommand& cmd) {
                           {"median_us", r.timing->median_us},
                           {"gbps", r.timing->gbps},
                           {"fraction_of_read_bw", r.timing->fraction_of_read_bw},
-                          {"gfx906_scratch_bytes", r.amd.scratch_bytes},
+                          {"gfx906_scratch_bytes", amd.spill_bytes},
                           {"device", device.name},
                           {"arch", device.arch},
                           {"driver", device.driver_version},

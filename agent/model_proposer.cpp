@@ -37,18 +37,18 @@ std::string describe_metrics(const std::optional<EvaluationRecord>& e) {
                      e->spread_pct, 100 * e->fraction_of_read_bw);
   nlohmann::json d = nlohmann::json::parse(e->record_json, nullptr, false);
   if (d.is_object()) {
-    const nlohmann::json device = get_or(d, "device", nlohmann::json::object());
-    const std::string arch = get_or(device, "arch", std::string("GPU"));
-    const nlohmann::json nv = get_or(d, "nvidia", nlohmann::json::object());
-    if (get_or(nv, "checked", false))
-      s += fmt::format("; {}: {} regs, {} B spills", arch, get_or(nv, "registers", 0),
-                       get_or(nv, "local_bytes", 0));
-    const nlohmann::json amd = get_or(d, "amd", nlohmann::json::object());
-    if (get_or(amd, "compiled", false))
-      s += fmt::format("; gfx906: {} VGPRs, {} B scratch, occupancy {}", get_or(amd, "vgprs", 0),
-                       get_or(amd, "scratch_bytes", 0), get_or(amd, "occupancy", 0));
-    else if (get_or(amd, "checked", false))
-      s += "; gfx906: does not build";
+    const EvalResult r = eval_result_from_json(d);
+    for (const auto& [name, t] : r.targets) {
+      if (name == kOfflineTarget) {
+        if (t.compiled)
+          s += fmt::format("; {}: {} VGPRs, {} B scratch, occupancy {}", name, t.registers,
+                           t.spill_bytes, t.occupancy);
+        else if (t.checked)
+          s += "; " + name + ": does not build";
+      } else if (t.checked) {
+        s += fmt::format("; {}: {} regs, {} B spills", name, t.registers, t.spill_bytes);
+      }
+    }
   }
   return s;
 }

@@ -52,7 +52,7 @@ AmdToolchain AmdToolchain::find() {
   return t;
 }
 
-void parse_amdgpu_resources(const std::string& s, AmdResources* out) {
+void parse_amdgpu_resources(const std::string& s, TargetResources* out) {
   auto scan = [&s](const char* key, bool take_max, int* value) {
     std::regex re(std::string(";\\s*") + key + ":\\s*(\\d+)");
     bool first = true;
@@ -63,15 +63,16 @@ void parse_amdgpu_resources(const std::string& s, AmdResources* out) {
       first = false;
     }
   };
-  scan("NumVgprs", true, &out->vgprs);
-  scan("NumSgprs", true, &out->sgprs);
-  scan("ScratchSize", true, &out->scratch_bytes);
+  scan("NumVgprs", true, &out->registers);
+  scan("NumSgprs", true, &out->scalar_registers);
+  scan("ScratchSize", true, &out->spill_bytes);
   scan("Occupancy", false, &out->occupancy);
 }
 
 Status check_gfx906(const AmdToolchain& tc, const std::string& full_source,
-                    const std::vector<std::string>& defines, double timeout_s, AmdResources* out) {
-  *out = AmdResources();
+                    const std::vector<std::string>& defines, double timeout_s,
+                    TargetResources* out) {
+  *out = TargetResources();
   if (!tc.available()) {
     out->note =
         "not checked: no clang++-15 with ROCm device libraries here; run `kopt check-amd` on a "

@@ -12,16 +12,20 @@
 
 namespace kopt {
 
-struct AmdResources {
-  bool checked = false;   // false: no toolchain here (see note)
-  bool compiled = false;  // the source builds for gfx906
-  std::string note;       // why not checked, or the compile error summary
-  std::string log;        // compiler output (capped)
-  int vgprs = 0;          // worst kernel
-  int sgprs = 0;
-  int scratch_bytes = 0;
-  int occupancy = 0;      // waves per SIMD, lowest kernel
-  std::string toolchain;  // clang version line
+// The resources a kernel needs on one target architecture: the GPU that
+// measured it (from the loaded module) or gfx906 (this offline compile).
+// EvalResult keeps one per target, by name.
+struct TargetResources {
+  bool checked = false;      // the compile for this target ran (false: `note` says why not)
+  bool compiled = false;     // the source builds for it
+  std::string note;          // why not checked, or the compile error summary
+  std::string log;           // compiler output (capped)
+  int registers = 0;         // per thread, worst kernel (NVIDIA registers, AMD VGPRs)
+  int scalar_registers = 0;  // AMD SGPRs, worst kernel
+  int spill_bytes = 0;       // local memory (NVIDIA) or scratch (AMD), worst kernel
+  int shared_bytes = 0;      // static shared memory, worst kernel
+  int occupancy = 0;         // waves per SIMD, lowest kernel (AMD)
+  std::string toolchain;     // the compiler's version line
 };
 
 struct AmdToolchain {
@@ -34,9 +38,10 @@ struct AmdToolchain {
 
 // Compiles `full_source` (prelude + candidate) for gfx906, wave64.
 Status check_gfx906(const AmdToolchain& toolchain, const std::string& full_source,
-                    const std::vector<std::string>& defines, double timeout_s, AmdResources* out);
+                    const std::vector<std::string>& defines, double timeout_s,
+                    TargetResources* out);
 
 // Parses the resource comments of an AMDGPU .s file.
-void parse_amdgpu_resources(const std::string& assembly, AmdResources* out);
+void parse_amdgpu_resources(const std::string& assembly, TargetResources* out);
 
 }  // namespace kopt

@@ -237,10 +237,12 @@ bool prepare_candidate(const EvalRequest& req, GpuDevice& gpu, Loaded& loaded, E
     (void)hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, *f);
     (void)hipFuncGetAttribute(&local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, *f);
     (void)hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *f);
-    result.nvidia.checked = true;
-    result.nvidia.registers = std::max(result.nvidia.registers, regs);
-    result.nvidia.local_bytes = std::max(result.nvidia.local_bytes, local);
-    result.nvidia.static_shared_bytes = std::max(result.nvidia.static_shared_bytes, shared);
+    TargetResources& t = result.targets[device.arch];
+    t.checked = t.compiled = true;
+    t.toolchain = device.compiler;
+    t.registers = std::max(t.registers, regs);
+    t.spill_bytes = std::max(t.spill_bytes, local);
+    t.shared_bytes = std::max(t.shared_bytes, shared);
     return true;
   };
   std::vector<std::pair<hipFunction_t, ResolvedLaunch>> call;

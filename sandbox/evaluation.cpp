@@ -116,9 +116,16 @@ DeviceLimits limits_of(const DeviceInfo& d) {
 
 bool may_ship(const EvalResult& r) {
   if (r.verdict != Verdict::kOk || !r.timing) return false;
-  if (r.nvidia.local_bytes > 0) return false;
-  if (r.amd.checked && !r.amd.compiled) return false;
+  for (const auto& [name, t] : r.targets) {
+    if (t.checked && !t.compiled) return false;  // a shipped kernel builds for every target checked
+    if (name == measured_target(r) && name != kOfflineTarget && t.spill_bytes > 0)
+      return false;  // spills on the GPU that measured it
+  }
   return true;
+}
+
+std::string measured_target(const EvalResult& r) {
+  return r.device.arch.empty() ? "device" : r.device.arch;
 }
 
 json to_json(const Timing& t) {
@@ -153,27 +160,29 @@ Timing timing_from_json(const json& j) {
   return t;
 }
 
-json to_json(const AmdResources& a) {
+json to_json(const TargetResources& a) {
   return json{{"checked", a.checked},
               {"compiled", a.compiled},
               {"note", a.note},
               {"log", a.log},
-              {"vgprs", a.vgprs},
-              {"sgprs", a.sgprs},
-              {"scratch_bytes", a.scratch_bytes},
+              {"registers", a.registers},
+              {"scalar_registers", a.scalar_registers},
+              {"spill_bytes", a.spill_bytes},
+              {"shared_bytes", a.shared_bytes},
               {"occupancy", a.occupancy},
               {"toolchain", a.toolchain}};
 }
 
-AmdResources amd_resources_from_json(const json& j) {
-  AmdResources a;
+TargetResources target_resources_from_json(const json& j) {
+  TargetResources a;
   a.checked = get_or(j, "checked", false);
   a.compiled = get_or(j, "compiled", false);
   a.note = get_or<std::string>(j, "note", "");
   a.log = get_or<std::string>(j, "log", "");
-  a.vgprs = get_or(j, "vgprs", 0);
-  a.sgprs = get_or(j, "sgprs", 0);
-  a.scratch_bytes = get_or(j, "scratch_bytes", 0);
+  a.registers = get_or(j, "registers", get_or(j, "vgprs", 0));  // vgprs: before targets
+  a.scalar_registers = get_or(j, "scalar_registers", get_or(j, "sgprs", 0));
+  a.spill_bytes = get_or(j, "spill_bytes", get_or(j, "scratch_bytes", get_or(j, "local_bytes", 0)));
+  a.shared_bytes = get_or(j, "shared_bytes", get_or(j, "static_shared_bytes", 0));
   a.occupancy = get_or(j, "occupancy", 0);
   a.toolchain = get_or<std::string>(j, "toolchain", "");
   return a;
@@ -191,15 +200,12 @@ json to_json(const EvalResult& r) {
          {"expected", r.expected},
          {"got", r.got},
          {"max_abs_error", r.max_abs_error},
-         {"nvidia",
-          {{"checked", r.nvidia.checked},
-           {"registers", r.nvidia.registers},
-           {"local_bytes", r.nvidia.local_bytes},
-           {"static_shared_bytes", r.nvidia.static_shared_bytes}}},
-         {"amd", to_json(r.amd)},
          {"device", to_json(r.device)},
          {"compile_flags", r.compile_flags}};
   if (r.timing) j["timing"] = to_json(*r.timing);
+  json targets = json::object();
+  for (const auto& [name, t] : r.targets) targets[name] = to_json(t);
+  j["targets"] = targets;
   return j;
 }
 
@@ -229,14 +235,20 @@ EvalResult eval_result_from_json(const json& j) {
   r.got = number_or_nan("got");
   r.max_abs_error = get_or(j, "max_abs_error", 0.0);
   if (j.contains("timing") && j["timing"].is_object()) r.timing = timing_from_json(j["timing"]);
-  if (j.contains("nvidia") && j["nvidia"].is_object()) {
-    r.nvidia.checked = get_or(j["nvidia"], "checked", false);
-    r.nvidia.registers = get_or(j["nvidia"], "registers", 0);
-    r.nvidia.local_bytes = get_or(j["nvidia"], "local_bytes", 0);
-    r.nvidia.static_shared_bytes = get_or(j["nvidia"], "static_shared_bytes", 0);
-  }
-  if (j.contains("amd")) r.amd = amd_resources_from_json(j["amd"]);
   if (j.contains("device")) r.device = device_info_from_json(j["device"]);
+  if (j.contains("targets") && j["targets"].is_object()) {
+    for (const auto& [name, t] : j["targets"].items())
+      if (t.is_object()) r.targets[name] = target_resources_from_json(t);
+  } else {
+    // Records from before targets were a map: one field per vendor.
+    if (j.contains("nvidia") && j["nvidia"].is_object()) {
+      TargetResources t = target_resources_from_json(j["nvidia"]);
+      t.compiled = t.checked;  // resources were read from the loaded module
+      r.targets[measured_target(r)] = t;
+    }
+    if (j.contains("amd") && j["amd"].is_object())
+      r.targets[kOfflineTarget] = target_resources_from_json(j["amd"]);
+  }
   r.compile_flags = get_or<std::string>(j, "compile_flags", "");
   return r;
 }

@@ -85,12 +85,9 @@ struct Timing {
   double fraction_of_read_bw = 0;
 };
 
-struct NvidiaResources {
-  bool checked = false;
-  int registers = 0;    // worst kernel
-  int local_bytes = 0;  // spills / stack
-  int static_shared_bytes = 0;
-};
+// The target every candidate is also compiled for offline (the contest's
+// card; sandbox/amd_offline.h), whatever GPU measures it.
+inline constexpr const char* kOfflineTarget = "gfx906";
 
 struct EvalResult {
   Verdict verdict = Verdict::kInternalError;
@@ -104,8 +101,10 @@ struct EvalResult {
   int64_t first_bad_index = -1;
   double expected = 0, got = 0, max_abs_error = 0;
   std::optional<Timing> timing;
-  NvidiaResources nvidia;
-  AmdResources amd;
+  // Resources per target architecture: the measuring GPU's (device.arch,
+  // from the loaded module) and kOfflineTarget's (the offline compile; on an
+  // AMD GPU of that architecture, the offline check's figures stand).
+  std::map<std::string, TargetResources> targets;
   DeviceInfo device;
   std::string compile_flags;
   bool ok() const { return verdict == Verdict::kOk; }
@@ -118,12 +117,16 @@ struct EvalResult {
 // database stores the answer with the evaluation.
 bool may_ship(const EvalResult& r);
 
+// The key of the measuring GPU's entry in EvalResult::targets: its
+// architecture ("sm_90"), or "device" when the result names none.
+std::string measured_target(const EvalResult& r);
+
 nlohmann::json to_json(const DeviceInfo& d);
 DeviceInfo device_info_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Timing& t);
 Timing timing_from_json(const nlohmann::json& j);
-nlohmann::json to_json(const AmdResources& a);
-AmdResources amd_resources_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const TargetResources& a);
+TargetResources target_resources_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const EvalResult& r);
 // Tolerates missing fields; a malformed object gives kInternalError with a message.
 EvalResult eval_result_from_json(const nlohmann::json& j);

@@ -11,9 +11,9 @@ Sandbox::Sandbox(SandboxOptions options)
       amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
       worker_(options_.worker_command, options_.limits, options_.events_on_stdout) {}
 
-AmdResources Sandbox::check_amd(const std::string& problem_id, const std::string& source,
-                                const std::map<std::string, int64_t>& params) {
-  AmdResources r;
+TargetResources Sandbox::check_amd(const std::string& problem_id, const std::string& source,
+                                   const std::map<std::string, int64_t>& params) {
+  TargetResources r;
   const Problem* problem = nullptr;
   if (Status ps = problem_by_id(problem_id, &problem); !ps.ok()) {
     r.note = "not checked: " + ps.message();
@@ -50,12 +50,12 @@ EvalResult Sandbox::evaluate(const EvalRequest& request) {
   // Portability is recorded, not enforced here: a candidate that builds only
   // for NVIDIA keeps its verdict and is marked "not portable" (amd.compiled).
   if (!request.baseline.empty())
-    r.amd.note = "not applicable: a library baseline";
+    r.targets[kOfflineTarget].note = "not applicable: a library baseline";
   else if (options_.amd_check && r.verdict != Verdict::kContractError &&
            r.verdict != Verdict::kStaticRejected)
-    r.amd = check_amd(request.shape.problem, request.source, request.params);
+    r.targets[kOfflineTarget] = check_amd(request.shape.problem, request.source, request.params);
   else if (!options_.amd_check)
-    r.amd.note = "not checked: disabled";
+    r.targets[kOfflineTarget].note = "not checked: disabled";
   return r;
 }
 

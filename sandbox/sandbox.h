@@ -35,14 +35,14 @@ class Sandbox {
 
   // The gfx906 check alone (cached per problem, source and parameters: it
   // does not depend on the shape; the problem gives the device helpers).
-  AmdResources check_amd(const std::string& problem_id, const std::string& source,
-                         const std::map<std::string, int64_t>& params);
+  TargetResources check_amd(const std::string& problem_id, const std::string& source,
+                            const std::map<std::string, int64_t>& params);
 
  private:
   SandboxOptions options_;
   AmdToolchain amd_;
   WorkerClient worker_;
-  std::map<std::string, AmdResources> amd_cache_;
+  std::map<std::string, TargetResources> amd_cache_;
 };
 
 }  // namespace kopt

@@ -428,8 +428,10 @@ TEST(CliTest, CheckAmdFillsInADatabase) {
   ASSERT_EQ(evals.size(), 1u);
   EXPECT_EQ(evals[0].id, eval_id);
   auto details = nlohmann::json::parse(evals[0].record_json);
-  EXPECT_TRUE(details["amd"]["checked"].get<bool>());
-  EXPECT_GT(details["amd"]["vgprs"].get<int>(), 0);
+  // Written back into the record's targets, gfx906's entry.
+  EXPECT_TRUE(details["targets"]["gfx906"]["checked"].get<bool>());
+  EXPECT_GT(details["targets"]["gfx906"]["registers"].get<int>(), 0);
+  EXPECT_TRUE(evals[0].may_ship);
   EXPECT_EQ(kopt_cli({"check-amd"}).code, kExitUsage);
 }
 

@@ -194,10 +194,10 @@ TEST(ExportTest, GenericVariantsBuildForGfx906WithoutScratch) {
                     "scripts/install-deps";
   }
   for (const auto& v : test::w4a16_problem().library().generic_variants) {
-    const AmdResources r =
+    const TargetResources r =
         sandbox.check_amd(w4a16::kId, find_seed(test::w4a16_problem(), v.seed)->source, v.params);
     EXPECT_TRUE(r.checked && r.compiled) << v.symbol << ": " << r.note;
-    EXPECT_EQ(r.scratch_bytes, 0) << v.symbol;
+    EXPECT_EQ(r.spill_bytes, 0) << v.symbol;
   }
 }
 

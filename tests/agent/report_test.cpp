@@ -82,7 +82,7 @@ KOPT_KERNEL void gemv() { /* new */ }
 
 TEST_F(ReportTest, HasEverySectionAndItsPlots) {
   std::string html;
-  ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {}, "now"}, &html).ok());
+  ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {}, "now", ""}, &html).ok());
   for (const char* id : {"shapes", "progress", "bandwidth", "lineage", "failures", "models"})
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_EQ(count(html, "class=\"kopt-plot\""), 3u);
@@ -98,7 +98,7 @@ TEST_F(ReportTest, HasEverySectionAndItsPlots) {
 
 TEST_F(ReportTest, EveryInternalLinkHasItsAnchor) {
   std::string html;
-  ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {}, "now"}, &html).ok());
+  ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {}, "now", ""}, &html).ok());
   std::set<std::string> ids, links;
   const std::regex id_re(R"re(id="([^"]+)")re"), link_re(R"re(href="#([^"]+)")re");
   for (auto it = std::sregex_iterator(html.begin(), html.end(), id_re);
@@ -114,7 +114,7 @@ TEST_F(ReportTest, EveryInternalLinkHasItsAnchor) {
 
 TEST_F(ReportTest, TextFromCandidatesAndModelsIsEscaped) {
   std::string html;
-  ASSERT_TRUE(build_report(*db, ReportOptions{"<db>", 0, {}, "now"}, &html).ok());
+  ASSERT_TRUE(build_report(*db, ReportOptions{"<db>", 0, {}, "now", ""}, &html).ok());
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; wrong"), std::string::npos);
   EXPECT_NE(html.find("no kopt block &amp; &lt;no&gt; code"), std::string::npos);
@@ -123,10 +123,10 @@ TEST_F(ReportTest, TextFromCandidatesAndModelsIsEscaped) {
 
 TEST_F(ReportTest, FiltersByRunAndShape) {
   std::string html;
-  EXPECT_FALSE(build_report(*db, ReportOptions{"test.db", 99, {}, "now"}, &html).ok());
-  ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {"4096x4096"}, "now"}, &html).ok());
+  EXPECT_FALSE(build_report(*db, ReportOptions{"test.db", 99, {}, "now", ""}, &html).ok());
+  ASSERT_TRUE(build_report(*db, ReportOptions{"test.db", 0, {"4096x4096"}, "now", ""}, &html).ok());
   EXPECT_NE(html.find("0 run(s)"), std::string::npos);
-  EXPECT_FALSE(build_report(*db, ReportOptions{"test.db", 0, {"abc"}, "now"}, &html).ok());
+  EXPECT_FALSE(build_report(*db, ReportOptions{"test.db", 0, {"abc"}, "now", ""}, &html).ok());
 }
 
 // The idea shown by the report and by kopt db show/lineage.

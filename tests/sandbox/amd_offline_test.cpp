@@ -24,20 +24,20 @@ bool toolchain_or_skip(AmdToolchain* tc) {
 }
 
 TEST(AmdOfflineTest, ParsesResourceComments) {
-  AmdResources r;
+  TargetResources r;
   parse_amdgpu_resources(
       "; NumSgprs: 18\n; NumVgprs: 24\n; ScratchSize: 0\n; Occupancy: 10\n"
       "; NumSgprs: 30\n; NumVgprs: 61\n; ScratchSize: 16\n; Occupancy: 4\n",
       &r);
-  EXPECT_EQ(r.vgprs, 61);
-  EXPECT_EQ(r.sgprs, 30);
-  EXPECT_EQ(r.scratch_bytes, 16);
+  EXPECT_EQ(r.registers, 61);
+  EXPECT_EQ(r.scalar_registers, 30);
+  EXPECT_EQ(r.spill_bytes, 16);
   EXPECT_EQ(r.occupancy, 4);
 }
 
 TEST(AmdOfflineTest, MissingToolchainSaysNotChecked) {
   AmdToolchain none;
-  AmdResources r;
+  TargetResources r;
   ASSERT_TRUE(check_gfx906(none, "", {}, 10, &r).ok());
   EXPECT_FALSE(r.checked);
   EXPECT_NE(r.note.find("kopt check-amd"), std::string::npos);
@@ -57,14 +57,14 @@ TEST(AmdOfflineTest, AllSeedsCompileForGfx906) {
     if (c.spec.relayout) kernels.push_back(c.spec.relayout->kernel);
     std::string cleaned;
     ASSERT_TRUE(check_source(c.source, kernels, &cleaned).ok());
-    AmdResources r;
+    TargetResources r;
     ASSERT_TRUE(check_gfx906(tc, assemble_source(test::w4a16_problem(), cleaned),
                              parameter_defines(c), 120, &r)
                     .ok());
     EXPECT_TRUE(r.checked);
     EXPECT_TRUE(r.compiled) << seed.name << ": " << r.note << "\n" << r.log;
-    EXPECT_GT(r.vgprs, 0) << seed.name;
-    EXPECT_EQ(r.scratch_bytes, 0) << seed.name;
+    EXPECT_GT(r.registers, 0) << seed.name;
+    EXPECT_EQ(r.spill_bytes, 0) << seed.name;
     EXPECT_GE(r.occupancy, 1) << seed.name;
   }
 }
@@ -72,7 +72,7 @@ TEST(AmdOfflineTest, AllSeedsCompileForGfx906) {
 TEST(AmdOfflineTest, CompileErrorsAreRecorded) {
   AmdToolchain tc;
   if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
-  AmdResources r;
+  TargetResources r;
   ASSERT_TRUE(check_gfx906(
                   tc, assemble_source(test::w4a16_problem(), "KOPT_KERNEL void gemv() { nope(); }"),
                   {}, 60, &r)

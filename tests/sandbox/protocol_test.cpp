@@ -99,14 +99,20 @@ TEST(ProtocolTest, EvalResultRoundTripsAndToleratesJunk) {
   t.median_us = 12.5;
   t.method = "graph-replay/events";
   r.timing = t;
-  r.amd.checked = true;
-  r.amd.vgprs = 40;
+  r.device.arch = "sm_90";
+  r.targets["sm_90"].checked = true;
+  r.targets["sm_90"].spill_bytes = 16;
+  r.targets[kOfflineTarget].checked = true;
+  r.targets[kOfflineTarget].registers = 40;
   EvalResult back = eval_result_from_json(to_json(r));
   EXPECT_EQ(back.verdict, Verdict::kWrongResult);
   EXPECT_EQ(back.first_bad_index, 3);
   ASSERT_TRUE(back.timing.has_value());
   EXPECT_DOUBLE_EQ(back.timing->median_us, 12.5);
-  EXPECT_EQ(back.amd.vgprs, 40);
+  // Resources per target, by name.
+  ASSERT_EQ(back.targets.size(), 2u);
+  EXPECT_EQ(back.targets.at(kOfflineTarget).registers, 40);
+  EXPECT_EQ(back.targets.at("sm_90").spill_bytes, 16);
   // A NaN the kernel left (the poison) survives the trip as NaN, not 0.
   r.got = std::nan("");
   EXPECT_TRUE(std::isnan(eval_result_from_json(nlohmann::json::parse(to_json(r).dump())).got));
@@ -115,6 +121,27 @@ TEST(ProtocolTest, EvalResultRoundTripsAndToleratesJunk) {
             Verdict::kInternalError);
   EXPECT_EQ(eval_result_from_json(nlohmann::json{{"verdict", "ok"}, {"timing", 5}}).verdict,
             Verdict::kOk);
+}
+
+// A record of before targets were a map (one field per vendor, as the
+// database holds from older runs) reads into the map; may_ship follows it.
+TEST(ProtocolTest, RecordsWithOneFieldPerVendorReadAsTargets) {
+  const EvalResult old = eval_result_from_json(nlohmann::json::parse(R"({
+      "verdict": "ok", "timing": {"median_us": 3},
+      "device": {"name": "NVIDIA H100", "arch": "sm_90"},
+      "nvidia": {"checked": true, "registers": 57, "local_bytes": 0},
+      "amd": {"checked": true, "compiled": true, "vgprs": 96, "scratch_bytes": 160}})"));
+  ASSERT_EQ(old.targets.count("sm_90"), 1u);
+  EXPECT_EQ(old.targets.at("sm_90").registers, 57);
+  EXPECT_EQ(old.targets.at(kOfflineTarget).registers, 96);
+  EXPECT_EQ(old.targets.at(kOfflineTarget).spill_bytes, 160);
+  EXPECT_TRUE(may_ship(old));  // gfx906 scratch keeps it off the AMD build only
+  EvalResult spills = old;
+  spills.targets["sm_90"].spill_bytes = 8;
+  EXPECT_FALSE(may_ship(spills));
+  EvalResult no_amd = old;
+  no_amd.targets[kOfflineTarget].compiled = false;
+  EXPECT_FALSE(may_ship(no_amd));
 }
 
 TEST(ProtocolTest, VerdictNamesRoundTrip) {
