@@ -3,10 +3,14 @@
 #include <string>
 
 #include "agent/answer_parser.h"
+#include "problems/registry.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
-  static const std::string parent = kopt::find_seed("vec")->source;
+  static const std::string parent = [] {
+    kopt::register_builtin_problems();
+    return kopt::find_seed(*kopt::find_problem(kopt::w4a16::kId), "vec")->source;
+  }();
   std::string answer(reinterpret_cast<const char*>(data), size), source, kind;
   kopt::Status s = kopt::parse_model_answer(answer, parent, &source, &kind);
   const bool known_kind = kind == "full" || kind == "edits" || kind == "full+contract-block" ||

@@ -2,12 +2,16 @@
 // contract must turn any bytes into a value or an error, never a crash.
 #include <string>
 
+#include "problems/registry.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
 #include "sandbox/evaluation.h"
 #include "sandbox/protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
+  // The problems, so a request's shape is checked as the worker checks it.
+  static const bool registered = (kopt::register_builtin_problems(), true);
+  (void)registered;
   std::string text(reinterpret_cast<const char*>(data), size);
   nlohmann::json j;
   if (kopt::parse_message(text, &j).ok()) {
@@ -33,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
                                  field + "\": " + text + "} */";
     if (kopt::parse_candidate(contract, {}, &c).ok()) {
       kopt::LaunchPlan plan;
-      (void)kopt::plan_launches(c, kopt::Shape{int64_t{1} << 20, int64_t{1} << 20, 2},
+      (void)kopt::plan_launches(c, kopt::w4a16::shape(int64_t{1} << 20, int64_t{1} << 20, 2),
                                 kopt::DeviceLimits{}, &plan);
     }
   }
