@@ -454,9 +454,10 @@ Status read_tuned_entries(const Problem& problem, const std::string& dir, Sandbo
       k.targets.push_back(m[1]);
       const TargetResources amd = sandbox.check_amd(problem.id(), k.candidate.source, params);
       if (!is_amd_target(m[1]) && amd.checked && amd.compiled && amd.spill_bytes == 0) {
-        k.targets.push_back(kAmdTarget);
-        k.target_notes[kAmdTarget] = fmt::format("tuned on {}, not measured on {}",
-                                                 e.value("device", std::string(m[1])), kAmdTarget);
+        k.targets.push_back(kOfflineTarget);
+        k.target_notes[kOfflineTarget] =
+            fmt::format("tuned on {}, not measured on {}", e.value("device", std::string(m[1])),
+                        kOfflineTarget);
       } else if (!amd.checked) {
         fmt::print(stderr,
                    "{}: gfx906 not checked here ({}); the AMD build takes the generic "
@@ -570,7 +571,7 @@ int run_export(const ExportCommand& cmd) {
       // Past the device's own pick, only a candidate that can serve gfx906.
       TargetResources recorded =
           eval_result_from_json(nlohmann::json::parse(row.evaluation.record_json, nullptr, false))
-              .targets[kAmdTarget];
+              .targets[kOfflineTarget];
       if (for_device && recorded.checked && !(recorded.compiled && recorded.spill_bytes == 0))
         continue;
       if (++tried > 12) break;  // each try is a re-verification on the GPU
@@ -588,7 +589,7 @@ int run_export(const ExportCommand& cmd) {
       }
       // This machine may lack the AMD toolchain while the database holds the
       // check (`kopt check-amd --db`): then the recorded resources stand.
-      TargetResources& amd = r.targets[kAmdTarget];
+      TargetResources& amd = r.targets[kOfflineTarget];
       if (!amd.checked) amd = recorded;
       // Shipped kernels must build for gfx906 (even those only NVIDIA runs).
       if (amd.checked && !amd.compiled) {
@@ -604,14 +605,14 @@ int run_export(const ExportCommand& cmd) {
                    shape.name(), row.candidate.id, amd.note);
       if (for_device && !amd_ok) continue;
       ExportedKernel k;
-      k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kAmdTarget) : "");
+      k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kOfflineTarget) : "");
       k.shape = shape;
       parse_candidate(req.source, req.params, &k.candidate);
       if (!for_device) k.targets.push_back(device.arch);
       if (amd_ok) {
-        k.targets.push_back(kAmdTarget);
-        k.target_notes[kAmdTarget] =
-            fmt::format("tuned on {}, not measured on {}", device.name, kAmdTarget);
+        k.targets.push_back(kOfflineTarget);
+        k.target_notes[kOfflineTarget] =
+            fmt::format("tuned on {}, not measured on {}", device.name, kOfflineTarget);
         amd_served = true;
       } else if (amd.checked) {
         fmt::print(stderr,

@@ -36,10 +36,6 @@ struct ExportCommand {
 };
 int run_export(const ExportCommand& cmd);
 
-// The GPU architecture the AMD build of the library serves; its entries come
-// from candidates that build for it without scratch.
-constexpr const char* kAmdTarget = "gfx906";
-
 // One entry of the shipped library (exposed for tests).
 struct ExportedKernel {
   std::string symbol;   // C identifier prefix, e.g. k7168x9216_g64 or generic_gen

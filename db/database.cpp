@@ -441,8 +441,9 @@ Status Database::migrate() {
     }
     KOPT_RETURN_IF_ERROR(exec("COMMIT"));
   }
-  // Evaluations migrated from before the decision was stored get it now.
-  return decide_unshipped();
+  // Evaluations migrated from before the decision was stored get it now
+  // (every later one is stored with it).
+  return version < 4 ? decide_unshipped() : Status();
 }
 
 Status Database::create_run(RunRecord* r) {
