@@ -63,6 +63,25 @@ TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
     }
 }
 
+// The generator seed's other arithmetic and data paths (16-bit x, x in
+// registers) pass the same check, at every group size.
+TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
+  const std::string gen = find_seed(test::w4a16_problem(), "gen")->source;
+  const std::map<std::string, int64_t> settings[] = {
+      {{"XBITS", 16}},
+      {{"XBITS", 16}, {"XPF", 1}, {"ROWS", 4}},
+      {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 8}, {"WARPS", 8}, {"ROWS", 4}, {"DEPTH", 3}}};
+  const Shape shapes[] = {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),
+                          w4a16::shape(4096, 7168, 128), w4a16::shape(2048, 2880, 64)};
+  for (const auto& params : settings)
+    for (const Shape& shape : shapes) {
+      EvalResult r = run(gen, shape, false, params);
+      EXPECT_EQ(r.verdict, Verdict::kOk)
+          << shape.name() << " " << params.size() << " params: " << r.message << "\n"
+          << r.log;
+    }
+}
+
 TEST_F(GpuTest, TimingReportsBandwidthAndMethod) {
   EvalResult r = run(find_seed(test::w4a16_problem(), "vec")->source, w4a16::shape(7168, 9216, 64),
                      /*time=*/true);

@@ -1,18 +1,18 @@
 /* kopt:
 {
   "name": "gen",
-  "description": "Generator seed: dot's exact integer arithmetic (x as 24-bit fixed point in three byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory. SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. WARPS: warps per block. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory. SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-23 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv",
                 "grid": ["min(cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS), max(1, SMS * OCC / SPLIT))", "SPLIT"],
                 "block": ["WARPS * WARP"],
-                "shared_bytes": "(1 - XREG) * cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4"}],
+                "shared_bytes": "(1 - XREG) * cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4"}],
   "workspace_bytes": "SPLIT * N * 4 + cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS) * 4 + SCHED * cdiv(N, ROWS) * (cdiv(K / 32, WARP) * ROWS + 1) * 4",
   "requires": ["K % 32 == 0", "G % 32 == 0", "LPR <= WARP", "WARPS % KSPLIT == 0",
                "SCHED == 0 || (LPR == WARP && KSPLIT == 1 && SPLIT == 1 && XPF == 0)",
                "XREG == 0 || (SCHED == 0 && XPF == 0 && cdiv(cdiv(K / 32, SPLIT), KSPLIT) <= LPR)",
-               "(1 - XREG) * cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4 <= 49152"],
+               "(1 - XREG) * cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4 <= 49152"],
   "params": {
     "DEPTH":  {"values": [1, 2, 3, 4, 6, 8], "default": 4},
     "ROWS":   {"values": [1, 2, 4], "default": 2},
@@ -24,7 +24,8 @@
     "HINT":   {"values": [0, 1, 2], "default": 1},
     "SCHED":  {"values": [0, 1], "default": 0},
     "XPF":    {"values": [0, 1], "default": 0},
-    "XREG":   {"values": [0, 1], "default": 0}
+    "XREG":   {"values": [0, 1], "default": 0},
+    "XBITS":  {"values": [24, 16], "default": 24}
   }
 }
 */
@@ -51,11 +52,13 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
 }
 
 // x in shared memory, chunk c (32 values, k = 32c + 8j + i) at c * XSTRIDE
-// words: for each j, six words: the low, middle and high byte of the
+// words: for each j, 2·XPLANES words: the byte planes (low first) of the
 // fixed-point x for even k and odd k (the byte order of the masked nibbles);
-// then Σx and the chunk's scale 2^(E - 22). 28 words, so eight consecutive
-// lanes' 16-byte reads fall on distinct banks.
-#define XSTRIDE 28
+// then Σx and the chunk's scale 2^(E - XBITS + 2). 28 (or 20) words, so eight
+// consecutive lanes' 16-byte reads fall on distinct banks.
+#define XPLANES (XBITS / 8)
+#define XWORDS (XPLANES * 8)
+#define XSTRIDE (XWORDS + 4)
 #define XLOADS 4
 
 KOPT_INLINE uint4 load_weights(const kopt_u8* p) {
@@ -72,39 +75,49 @@ KOPT_INLINE uint4 load_weights(const kopt_u8* p) {
 // (the byte planes keep every partial sum below 2^31), returned as float.
 KOPT_INLINE float dot32(const uint4 q, const kopt_u32* p) {
   const kopt_u32 words[4] = {q.x, q.y, q.z, q.w};
-  kopt_u32 lo = 0, mid = 0;
+  kopt_u32 lo = 0;
+#if XPLANES == 3
+  kopt_u32 mid = 0;
+#endif
   int hi = 0;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const kopt_u32 even = words[j] & 0x0F0F0F0Fu, odd = (words[j] >> 4) & 0x0F0F0F0Fu;
-    const kopt_u32* pj = p + 6 * j;
+    const kopt_u32* pj = p + 2 * XPLANES * j;
     lo = kopt_dot4_u8(pj[0], even, lo);
     lo = kopt_dot4_u8(pj[1], odd, lo);
+#if XPLANES == 3
     mid = kopt_dot4_u8(pj[2], even, mid);
     mid = kopt_dot4_u8(pj[3], odd, mid);
-    hi = kopt_dot4_s8((int)pj[4], (int)even, hi);
-    hi = kopt_dot4_s8((int)pj[5], (int)odd, hi);
+#endif
+    hi = kopt_dot4_s8((int)pj[2 * XPLANES - 2], (int)even, hi);
+    hi = kopt_dot4_s8((int)pj[2 * XPLANES - 1], (int)odd, hi);
   }
+#if XPLANES == 3
   return (float)hi * 65536.f + (float)(int)(lo + (mid << 8));
+#else
+  // |hi·256 + lo| < 2^24: exact in int32 and in float.
+  return (float)(hi * 256 + (int)lo);
+#endif
 }
 
-// The planes of chunk c (24 words) and its (Σx, 2^(E-22)).
+// The planes of chunk c (XWORDS words) and its (Σx, 2^(E-XFRAC)).
 struct XPlanes {
-  kopt_u32 p[24];
+  kopt_u32 p[XWORDS];
   float2 meta;
 };
 KOPT_INLINE XPlanes read_x(const kopt_u32* xs, int c) {
   XPlanes out;
   const uint4* xv = reinterpret_cast<const uint4*>(xs + c * XSTRIDE);
 #pragma unroll
-  for (int v = 0; v < 6; ++v) {
+  for (int v = 0; v < XWORDS / 4; ++v) {
     const uint4 f = xv[v];
     out.p[4 * v] = f.x;
     out.p[4 * v + 1] = f.y;
     out.p[4 * v + 2] = f.z;
     out.p[4 * v + 3] = f.w;
   }
-  out.meta = reinterpret_cast<const float2*>(xs + c * XSTRIDE + 24)[0];
+  out.meta = reinterpret_cast<const float2*>(xs + c * XSTRIDE + XWORDS)[0];
   return out;
 }
 
@@ -118,6 +131,8 @@ KOPT_INLINE void accumulate_step(float* part, const uint4* q, const __half2* so,
   }
 }
 
+#define XFRAC (XBITS - 2)
+
 KOPT_INLINE kopt_u32 byte_plane(const int* v, int shift) {
   return ((kopt_u32)(v[0] >> shift) & 0xFFu) | (((kopt_u32)(v[1] >> shift) & 0xFFu) << 8) |
          (((kopt_u32)(v[2] >> shift) & 0xFFu) << 16) | (((kopt_u32)(v[3] >> shift) & 0xFFu) << 24);
@@ -125,7 +140,8 @@ KOPT_INLINE kopt_u32 byte_plane(const int* v, int shift) {
 
 // Converts chunks [c_begin, c_end) of x into the planes at xs (all threads of
 // the block take part). Four consecutive threads hold one chunk; its exponent
-// E is the largest among its 32 values, so X = x·2^(22−E) has |X| < 2^23.
+// E is the largest among its 32 values, so X = x·2^(XFRAC−E) has
+// |X| < 2^(XBITS−1) (XFRAC = XBITS − 2).
 KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_begin, int c_end) {
   const int xvecs = (c_end - c_begin) * 4;
   const uint4* xv_global = reinterpret_cast<const uint4*>(x) + c_begin * 4;
@@ -156,7 +172,7 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
       field = max(field, kopt_shfl_xor(field, 1));
       field = max(field, kopt_shfl_xor(field, 2));
       const int E = field - 15;
-      const float to_fixed = __int_as_float((127 + 22 - E) << 23);  // 2^(22-E), exact
+      const float to_fixed = __int_as_float((127 + XFRAC - E) << 23);  // 2^(XFRAC-E), exact
       int even[4], odd[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
@@ -164,13 +180,14 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
         odd[e] = __float2int_rn(v[2 * e + 1] * to_fixed);
       }
       if (i < xvecs) {
-        kopt_u32* dst = xs + (i / 4) * XSTRIDE + (i % 4) * 6;
-        reinterpret_cast<uint2*>(dst)[0] = make_uint2(byte_plane(even, 0), byte_plane(odd, 0));
-        reinterpret_cast<uint2*>(dst)[1] = make_uint2(byte_plane(even, 8), byte_plane(odd, 8));
-        reinterpret_cast<uint2*>(dst)[2] = make_uint2(byte_plane(even, 16), byte_plane(odd, 16));
+        kopt_u32* dst = xs + (i / 4) * XSTRIDE + (i % 4) * 2 * XPLANES;
+#pragma unroll
+        for (int b = 0; b < XPLANES; ++b)
+          reinterpret_cast<uint2*>(dst)[b] = make_uint2(byte_plane(even, 8 * b), byte_plane(odd, 8 * b));
         if (i % 4 == 0) {
-          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + 24] = sum;
-          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + 25] = __int_as_float((127 + E - 22) << 23);
+          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + XWORDS] = sum;
+          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + XWORDS + 1] =
+              __int_as_float((127 + E - XFRAC) << 23);
         }
       }
     }
@@ -207,7 +224,7 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   }
   sum = (quarter[0] + quarter[1]) + (quarter[2] + quarter[3]);
   const int E = field - 15;
-  const float to_fixed = __int_as_float((127 + 22 - E) << 23);
+  const float to_fixed = __int_as_float((127 + XFRAC - E) << 23);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     int even[4], odd[4];
@@ -216,14 +233,13 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
       even[e] = __float2int_rn(v[8 * j + 2 * e] * to_fixed);
       odd[e] = __float2int_rn(v[8 * j + 2 * e + 1] * to_fixed);
     }
-    out.p[6 * j + 0] = byte_plane(even, 0);
-    out.p[6 * j + 1] = byte_plane(odd, 0);
-    out.p[6 * j + 2] = byte_plane(even, 8);
-    out.p[6 * j + 3] = byte_plane(odd, 8);
-    out.p[6 * j + 4] = byte_plane(even, 16);
-    out.p[6 * j + 5] = byte_plane(odd, 16);
+#pragma unroll
+    for (int b = 0; b < XPLANES; ++b) {
+      out.p[2 * XPLANES * j + 2 * b] = byte_plane(even, 8 * b);
+      out.p[2 * XPLANES * j + 2 * b + 1] = byte_plane(odd, 8 * b);
+    }
   }
-  out.meta = make_float2(sum, __int_as_float((127 + E - 22) << 23));
+  out.meta = make_float2(sum, __int_as_float((127 + E - XFRAC) << 23));
   return out;
 }
 
