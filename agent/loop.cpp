@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "sandbox/candidate.h"
 
@@ -73,15 +74,24 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
   run.seed = options_.seed;
   KOPT_RETURN_IF_ERROR(db_->create_run(&run));
   *run_id = run.id;
-  for (const auto& seed : problem->seeds()) {
+  std::set<std::string> keys;
+  auto add = [&](const Seed& seed, const std::map<std::string, int64_t>& params,
+                 const char* proposer) -> Status {
     CandidateRecord c;
     c.run_id = run.id;
     c.name = seed.name;
     c.source = seed.source;
-    c.params_json = "{}";
-    c.key = proposal_key(seed.source, {});
-    c.proposer = "seed";
-    KOPT_RETURN_IF_ERROR(db_->add_candidate(&c));
+    c.params_json = params.empty() ? "{}" : nlohmann::json(params).dump();
+    c.key = proposal_key(seed.source, params);
+    c.proposer = proposer;
+    if (!keys.insert(c.key).second) return Status();
+    return db_->add_candidate(&c);
+  };
+  for (const auto& seed : problem->seeds()) KOPT_RETURN_IF_ERROR(add(seed, {}, "seed"));
+  for (const auto& start : options_.starts) {
+    const Seed* seed = find_seed(*problem, start.name);
+    if (!seed) return Status::error("start point: no seed named '" + start.name + "'");
+    KOPT_RETURN_IF_ERROR(add(*seed, start.params, "start"));
   }
   return this->run(&run);
 }

@@ -53,6 +53,14 @@ struct WeightedProposer {
 // Weights set aside (0) stay 0.
 std::vector<double> bandit_shares(const std::vector<WeightedProposer>& proposers);
 
+// A candidate a new run evaluates first, after the seeds: a seed by name
+// with parameter values (`kopt run --start`), e.g. the shipped library's
+// kernel for the shape, so a run continues from what is known.
+struct StartPoint {
+  std::string name;  // a seed of the problem
+  std::map<std::string, int64_t> params;
+};
+
 struct LoopOptions {
   int64_t budget = 100;  // candidates evaluated in the run, seeds included
   // On resume: the run's new total budget, as given on the command line
@@ -78,6 +86,9 @@ struct LoopOptions {
   // Repair turns per failed model candidate (compile error, rejected, wrong
   // result): the failure and log go back to the same model; 0: none.
   int repair_turns = 1;
+  // Evaluated with the seeds on a new run (proposer "start"); one equal to a
+  // seed or to another start point is left out.
+  std::vector<StartPoint> starts;
 };
 
 // One line of progress, after each candidate.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -16,10 +17,12 @@
 #include "agent/chat_client.h"
 #include "agent/commands.h"
 #include "agent/config.h"
+#include "agent/export.h"
 #include "agent/loop.h"
 #include "agent/model_proposer.h"
 #include "agent/report.h"
 #include "db/database.h"
+#include "sandbox/candidate.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/subprocess.h"
 #include "sandbox/worker_pool.h"
@@ -122,6 +125,66 @@ int fail(const std::string& what, const std::string& message, int code) {
   return code;
 }
 
+// `--start` values for one shape: "SEED[:NAME=V,...]" (checked against the
+// seed's contract now, so a typo fails before any GPU work), or an exported
+// MANIFEST.json, whose entries for the shape continue from the library.
+Status resolve_start_points(const Problem& problem, const Shape& shape,
+                            const std::vector<std::string>& specs, std::vector<StartPoint>* out) {
+  for (const std::string& spec : specs) {
+    if (spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".json") == 0) {
+      std::vector<ManifestEntry> entries;
+      KOPT_RETURN_IF_ERROR(read_export_manifest(problem, spec, &entries));
+      size_t found = 0;
+      for (const ManifestEntry& e : entries) {
+        if (e.shape.key() != shape.key()) continue;
+        const std::string name = e.row.value("name", std::string());
+        const Seed* seed = find_seed(problem, name);
+        Candidate parsed;
+        if (!seed || !parse_candidate(seed->source, e.params, &parsed).ok()) {
+          // A kernel today's seeds no longer describe: not a starting point.
+          fmt::print(stderr, "kopt run: {}: entry {} ({}) does not fit today's seed; left out\n",
+                     spec, e.shape.name(), name);
+          continue;
+        }
+        out->push_back({name, e.params});
+        ++found;
+      }
+      if (found == 0)
+        fmt::print(stderr, "kopt run: {} has no entry for {}; starting from the seeds\n", spec,
+                   shape.name());
+      continue;
+    }
+    const size_t colon = spec.find(':');
+    StartPoint start;
+    start.name = spec.substr(0, colon);
+    const Seed* seed = find_seed(problem, start.name);
+    if (!seed) {
+      std::string names;
+      for (const auto& sd : problem.seeds()) names += (names.empty() ? "" : ", ") + sd.name;
+      return Status::error("--start " + spec + ": no seed named '" + start.name +
+                           "' (seeds: " + names + ")");
+    }
+    if (colon != std::string::npos) {
+      std::stringstream list(spec.substr(colon + 1));
+      std::string item;
+      while (std::getline(list, item, ',')) {
+        const size_t eq = item.find('=');
+        int64_t value = 0;
+        const char* end = item.data() + item.size();
+        if (eq == std::string::npos || eq == 0 ||
+            std::from_chars(item.data() + eq + 1, end, value).ptr != end || eq + 1 == item.size())
+          return Status::error("--start " + spec + ": '" + item + "' is not NAME=INTEGER");
+        start.params[item.substr(0, eq)] = value;
+      }
+    }
+    Candidate parsed;
+    Status ps = parse_candidate(seed->source, start.params, &parsed);
+    if (!ps.ok()) return Status::error("--start " + spec + ": " + ps.message());
+    out->push_back(std::move(start));
+  }
+  return Status();
+}
+
 }  // namespace
 
 int run_optimize(const RunCommand& cmd) {
@@ -139,6 +202,12 @@ int run_optimize(const RunCommand& cmd) {
   Shape shape;
   if (!cmd.resume &&
       !(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape)).ok())
+    return fail("run", s.message(), kExitUsage);
+  if (cmd.resume && !cmd.starts.empty())
+    return fail("run", "--start applies to a new run, not to --resume", kExitUsage);
+  std::vector<StartPoint> starts;
+  if (!cmd.starts.empty() &&
+      !(s = resolve_start_points(*find_problem(shape.problem), shape, cmd.starts, &starts)).ok())
     return fail("run", s.message(), kExitUsage);
 
   std::vector<WeightedProposer> proposers;
@@ -220,6 +289,7 @@ int run_optimize(const RunCommand& cmd) {
   lo.niche_every = config.niche_every;
   lo.bandit = config.bandit;
   lo.repair_turns = config.repair_turns;
+  lo.starts = std::move(starts);
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;
   lo.trials = config.trials;

@@ -24,6 +24,9 @@ struct RunCommand {
   bool no_mutator = false;
   std::string prompts_dir;  // prompt templates to use instead of the built-in ones
   std::string gpus;         // "all" or "0,1": one worker per GPU (overrides [workers])
+  // Candidates a new run evaluates after the seeds: "SEED" or
+  // "SEED:NAME=V,NAME=V", or a MANIFEST.json (its entries for the shape).
+  std::vector<std::string> starts;
   std::vector<std::string> worker_command;  // tests: a fake worker
 };
 int run_optimize(const RunCommand& cmd);

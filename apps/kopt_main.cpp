@@ -140,6 +140,9 @@ int main(int argc, char** argv) {
       run_cmd->add_option("--trials", run_trials, "verification rounds per candidate")
           ->check(CLI::Range(1, 100));
   run_cmd->add_flag("--no-mutator", run.no_mutator, "only the named models propose");
+  run_cmd->add_option("--start", run.starts,
+                      "evaluate this first, after the seeds: SEED or SEED:NAME=V,NAME=V, or an "
+                      "exported MANIFEST.json (its kernels for the shape); repeatable");
   run_cmd->add_option(
       "--prompts", run.prompts_dir,
       "folder with system.txt, user.txt, contract.txt to use instead of the built-in prompts");

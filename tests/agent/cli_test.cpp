@@ -133,6 +133,48 @@ TEST(CliTest, RunSuiteRecordsOneRunPerShape) {
   EXPECT_TRUE(shapes.count("w4a16_gemv:14336x4096"));
 }
 
+// --start: a seed with parameter values, or the shipped library's kernel for
+// the shape, evaluated after the seeds; bad values are usage errors before
+// anything runs.
+TEST(CliTest, RunStartsFromGivenParametersAndTheLibrary) {
+  const std::string db = test::temp_path("start-run.db");
+  std::remove(db.c_str());
+  const std::string manifest = test::source_dir() + "/kernels/generated/MANIFEST.json";
+  Outcome o = kopt_cli({"run", "--shape", "7168x9216", "--budget", "8", "--db", db, "--start",
+                        "gen:XBITS=16,ROWS=4", "--start", manifest, "--start", "dot"},
+                       fake_worker());
+  ASSERT_EQ(o.code, 0) << o.output;
+  std::unique_ptr<Database> database;
+  ASSERT_TRUE(Database::open_existing(db, &database).ok());
+  std::vector<CandidateRecord> cands;
+  ASSERT_TRUE(database->candidates_of_run(1, &cands).ok());
+  std::vector<CandidateRecord> starts;
+  for (const auto& c : cands)
+    if (c.proposer == "start") starts.push_back(c);
+  // "dot" alone is the dot seed itself: not evaluated twice.
+  ASSERT_EQ(starts.size(), 2u) << o.output;
+  EXPECT_EQ(starts[0].name, "gen");
+  EXPECT_EQ(nlohmann::json::parse(starts[0].params_json),
+            nlohmann::json({{"ROWS", 4}, {"XBITS", 16}}));
+  EXPECT_EQ(starts[1].name, "gen");  // the shipped 7168x9216 kernel
+  EXPECT_EQ(nlohmann::json::parse(starts[1].params_json).value("WARPS", 0), 8);
+
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--start", "nope"},
+                                              {"--start", "gen:ROWS=3"},
+                                              {"--start", "gen:ROWS"},
+                                              {"--start", "gen:ROWS=2x"},
+                                              {"--start", "/nonexistent.json"}}) {
+    std::vector<std::string> args = {"run", "--shape", "7168x9216", "--budget", "8", "--db", db};
+    args.insert(args.end(), bad.begin(), bad.end());
+    Outcome b = kopt_cli(args, fake_worker());
+    EXPECT_EQ(b.code, 2) << bad[1] << ": " << b.output;
+    EXPECT_NE(b.output.find("kopt run:"), std::string::npos) << b.output;
+  }
+  Outcome r = kopt_cli({"run", "--resume", "1", "--budget", "9", "--db", db, "--start", "dot"},
+                       fake_worker());
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
 // A manifest is checked before any GPU work: a JSON list of shapes, each
 // with its generated file beside it.
 TEST(CliTest, BenchRefusesABadManifest) {
