@@ -152,7 +152,8 @@ namespace {
 // manifest, or the vendor BLAS baseline.
 struct BenchColumn {
   std::string name;
-  bool is_baseline = false;
+  bool is_baseline = false;    // the vendor BLAS peer
+  bool is_read_only = false;   // the yardstick: not a GEMV, never "best"
   const Seed* seed = nullptr;  // a seed column
   // The tuned column: shape name -> the exported candidate's source and parameters.
   std::map<std::string, std::pair<std::string, std::map<std::string, int64_t>>> tuned;
@@ -219,6 +220,12 @@ int run_bench(const BenchCommand& cmd) {
     c.is_baseline = true;
     columns.push_back(c);
   }
+  if (cmd.read_only) {
+    BenchColumn c;
+    c.name = kReadOnlyBaseline;
+    c.is_read_only = true;
+    columns.push_back(c);
+  }
   Sandbox sandbox;
   DeviceInfo device;
   s = sandbox.device_info(/*measure_bandwidth=*/true, &device);
@@ -236,16 +243,19 @@ int run_bench(const BenchCommand& cmd) {
   table << "| shape | MB |";
   for (const auto& c : columns) table << " " << c.name << " µs |";
   table << " best kopt | best µs | GB/s | % of read BW |"
+        << (cmd.read_only ? " % of read-only speed |" : "")
         << (cmd.baselines ? " vs vendor BLAS |" : "") << "\n|---|---|";
   for (size_t i = 0; i < columns.size(); ++i) table << "---|";
-  table << "---|---|---|---|" << (cmd.baselines ? "---|" : "") << "\n";
-  double score = 0, floor_us = 0, baseline_score = 0;
-  bool all_ok = true, all_shapes_have_best = true, all_shapes_have_baseline = true;
+  table << "---|---|---|---|" << (cmd.read_only ? "---|" : "") << (cmd.baselines ? "---|" : "")
+        << "\n";
+  double score = 0, floor_us = 0, baseline_score = 0, read_only_score = 0;
+  bool all_ok = true, all_shapes_have_best = true, all_shapes_have_baseline = true,
+       all_shapes_have_read_only = true;
   for (size_t si = 0; si < shapes.size(); ++si) {
     const Shape& shape = shapes[si];
     const double mb = static_cast<double>(shape_bytes(shape)) / 1e6;
     table << "| " << shape.name() << " | " << fmt::format("{:.2f}", mb) << " |";
-    std::optional<EvalResult> best, baseline;
+    std::optional<EvalResult> best, baseline, read_only;
     std::string best_name;
     for (size_t ci = 0; ci < columns.size(); ++ci) {
       const BenchColumn& column = columns[ci];
@@ -253,8 +263,8 @@ int run_bench(const BenchCommand& cmd) {
       req.shape = shape;
       req.seed = base_seed + si * 7919 + ci;
       req.trials = cmd.trials;
-      if (column.is_baseline) {
-        req.baseline = kVendorBlasBaseline;
+      if (column.is_baseline || column.is_read_only) {
+        req.baseline = column.is_baseline ? kVendorBlasBaseline : kReadOnlyBaseline;
       } else if (column.seed) {
         req.source = column.seed->source;
       } else {
@@ -277,6 +287,8 @@ int run_bench(const BenchCommand& cmd) {
         table << fmt::format(" {:.2f} |", r.timing->median_us);
         if (column.is_baseline) {
           baseline = r;
+        } else if (column.is_read_only) {
+          read_only = r;
         } else if (!best || r.timing->median_us < best->timing->median_us) {
           best = r;
           best_name = column.name;
@@ -295,6 +307,10 @@ int run_bench(const BenchCommand& cmd) {
       baseline_score += baseline->timing->median_us;
     else
       all_shapes_have_baseline = false;
+    if (read_only)
+      read_only_score += read_only->timing->median_us;
+    else
+      all_shapes_have_read_only = false;
     if (best) {
       score += best->timing->median_us;
       table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |", best_name, best->timing->median_us,
@@ -303,6 +319,10 @@ int run_bench(const BenchCommand& cmd) {
       all_shapes_have_best = false;
       table << " — | — | — | — |";
     }
+    if (cmd.read_only)
+      table << (best && read_only ? fmt::format(" {:.1f}% |", 100 * read_only->timing->median_us /
+                                                                  best->timing->median_us)
+                                  : std::string(" — |"));
     if (cmd.baselines)
       table << (best && baseline ? fmt::format(" {:.2f}× |", baseline->timing->median_us /
                                                                  best->timing->median_us)
@@ -319,6 +339,14 @@ int run_bench(const BenchCommand& cmd) {
     fmt::print("score: incomplete (some shapes have no verified kernel)\n");
   if (cmd.baselines && all_shapes_have_baseline)
     fmt::print("vendor BLAS fp16 baseline, summed: {:.2f} us\n", baseline_score);
+  if (cmd.read_only && all_shapes_have_read_only)
+    fmt::print(
+        "read-only kernel (reads every shape's bytes, computes nothing), summed: {:.2f} us"
+        "{}\n",
+        read_only_score,
+        all_shapes_have_best
+            ? fmt::format("; kopt's score is {:.1f}% of its speed", 100 * read_only_score / score)
+            : std::string());
   if (!cmd.json_out.empty()) {
     std::ofstream f(cmd.json_out);
     f << nlohmann::json{{"device", to_json(device)},
@@ -327,7 +355,9 @@ int run_bench(const BenchCommand& cmd) {
                         {"score_us", score},
                         {"floor_us", floor_us},
                         {"baseline_score_us",
-                         all_shapes_have_baseline && cmd.baselines ? baseline_score : 0.0}}
+                         all_shapes_have_baseline && cmd.baselines ? baseline_score : 0.0},
+                        {"read_only_score_us",
+                         all_shapes_have_read_only && cmd.read_only ? read_only_score : 0.0}}
              .dump(2);
   }
   if (!cmd.markdown_out.empty()) {

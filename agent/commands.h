@@ -56,6 +56,9 @@ struct BenchCommand {
   std::string markdown_out;  // the table as Markdown
   std::string manifest;      // an export MANIFEST.json: a "tuned" column
   bool baselines = false;    // add the vendor BLAS fp16 baseline column
+  // Add the read-only yardstick column (kReadOnlyBaseline): what reading the
+  // shape's bytes costs under the same protocol, with launch and ramp.
+  bool read_only = false;
 };
 int run_bench(const BenchCommand& cmd);
 

@@ -100,6 +100,10 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag(
       "--baselines", bench.baselines,
       "time the vendor BLAS fp16 GEMV (cuBLAS) on dequantised weights as a peer column");
+  bench_cmd->add_flag("--read-only", bench.read_only,
+                      "add a column timing kopt's read-only kernel over each shape's bytes "
+                      "(same protocol, nothing computed): how far each kernel is from the "
+                      "hardware");
 
   app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
   auto* problems_cmd = app.add_subcommand(

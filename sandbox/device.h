@@ -29,6 +29,11 @@ struct CallBuffers {
   BufferId ws = kNoBuffer;
 };
 
+// The workspace is poisoned (with bytes that are not zero) before the one
+// zeroing the contract promises, so reliance on fresh memory shows; it is
+// never empty, so every call gets a valid pointer.
+constexpr size_t kMinWorkspaceBytes = 256;
+
 // What the protocol needs to know of the loaded call (from the contract).
 struct CallTraits {
   bool has_relayout = false;

@@ -297,6 +297,29 @@ std::vector<CallSlot> draw_order(size_t calls, size_t copies, uint64_t secret) {
 
 }  // namespace
 
+Rotation cold_cache_rotation(size_t per_copy_bytes, int64_t l2_bytes, double l2_multiple) {
+  const size_t target = static_cast<size_t>(l2_multiple * static_cast<double>(l2_bytes));
+  Rotation r;
+  r.copies = std::clamp<size_t>((target + per_copy_bytes - 1) / std::max<size_t>(per_copy_bytes, 1),
+                                2, 4096);
+  r.calls = r.copies * std::max<size_t>(1, (kMinCallsPerReplay + r.copies - 1) / r.copies);
+  return r;
+}
+
+void summarise(const std::vector<double>& samples, double read_bandwidth_gbps, Timing* timing) {
+  if (samples.empty()) return;
+  timing->repetitions = static_cast<int>(samples.size());
+  timing->median_us = median(samples);
+  timing->min_us = *std::min_element(samples.begin(), samples.end());
+  timing->max_us = *std::max_element(samples.begin(), samples.end());
+  timing->spread_pct =
+      timing->median_us > 0 ? 100.0 * (timing->max_us - timing->min_us) / timing->median_us : 0;
+  timing->gbps = timing->median_us > 0
+                     ? static_cast<double>(timing->bytes) / (timing->median_us * 1e-6) / 1e9
+                     : 0;
+  timing->fraction_of_read_bw = read_bandwidth_gbps > 0 ? timing->gbps / read_bandwidth_gbps : 0;
+}
+
 bool timing_screen(ScreenContext& ctx) {
   Screen sc(ctx);
   Device& dev = ctx.device;
@@ -321,10 +344,9 @@ bool timing_screen(ScreenContext& ctx) {
   sc.enter("time setup");
   const double bw = dev.read_bandwidth_gbps();
   const size_t per_copy = canonical_bytes + x_bytes + y_bytes;
-  const size_t target =
-      static_cast<size_t>(req.working_set_l2_multiple * static_cast<double>(dev.info().l2_bytes));
-  const size_t copies = std::clamp<size_t>((target + per_copy - 1) / per_copy, 2, 4096);
-  const size_t calls = copies * std::max<size_t>(1, (kMinCallsPerReplay + copies - 1) / copies);
+  const Rotation rotation =
+      cold_cache_rotation(per_copy, dev.info().l2_bytes, req.working_set_l2_multiple);
+  const size_t copies = rotation.copies, calls = rotation.calls;
   // Every call its own x and y; each weight copy its workspace; kopt's own
   // canonical copy of relaid-out weights for the reference.
   const size_t needed =
@@ -484,19 +506,71 @@ bool timing_screen(ScreenContext& ctx) {
   if (!sc.guards_intact(buffers.all(), "timing")) return false;
   if (!weights_unchanged("timing")) return false;
 
-  timing.repetitions = static_cast<int>(samples.size());
-  timing.median_us = median(samples);
-  timing.min_us = *std::min_element(samples.begin(), samples.end());
-  timing.max_us = *std::max_element(samples.begin(), samples.end());
-  timing.spread_pct =
-      timing.median_us > 0 ? 100.0 * (timing.max_us - timing.min_us) / timing.median_us : 0;
-  timing.gbps = timing.median_us > 0
-                    ? static_cast<double>(timing.bytes) / (timing.median_us * 1e-6) / 1e9
-                    : 0;
-  timing.fraction_of_read_bw = bw > 0 ? timing.gbps / bw : 0;
+  summarise(samples, bw, &timing);
   ctx.result.timing = timing;
   s = check_physics_floor(timing.median_us, timing.bytes, bw);
   if (!s.ok()) return sc.fail(Verdict::kImpossibleSpeed, s.message());
+  return true;
+}
+
+bool read_only_screen(ScreenContext& ctx) {
+  Screen sc(ctx);
+  Device& dev = ctx.device;
+  const EvalRequest& req = ctx.request;
+  const Problem* problem = find_problem(req.shape.problem);
+  if (!problem)
+    return sc.fail(Verdict::kInternalError, "no registered problem " + req.shape.problem);
+  sc.enter("time setup");
+  const size_t w_bytes = static_cast<size_t>(problem->weight_bytes(req.shape));
+  const size_t x_bytes = static_cast<size_t>(problem->x_elements(req.shape)) * 2,
+               y_bytes = static_cast<size_t>(problem->y_elements(req.shape)) * 4;
+  const Rotation rotation = cold_cache_rotation(w_bytes + x_bytes + y_bytes, dev.info().l2_bytes,
+                                                req.working_set_l2_multiple);
+  Buffers buffers(dev);
+  std::vector<BufferId> w(rotation.copies), ws(rotation.copies);
+  std::vector<CallBuffers> sequence(rotation.calls);
+  Status s;
+  for (size_t i = 0; i < rotation.copies && s.ok(); ++i) {
+    s = buffers.allocate(w_bytes, &w[i]);
+    if (s.ok()) s = dev.fill(w[i], 0x3C);
+    if (s.ok()) s = buffers.allocate(kMinWorkspaceBytes, &ws[i]);
+  }
+  for (size_t c = 0; c < rotation.calls && s.ok(); ++c) {
+    sequence[c].w = w[c % rotation.copies];
+    sequence[c].ws = ws[c % rotation.copies];
+    s = buffers.allocate(x_bytes, &sequence[c].x);
+    if (s.ok()) s = dev.fill(sequence[c].x, 0x3C);
+    if (s.ok()) s = buffers.allocate(y_bytes, &sequence[c].y);
+  }
+  if (!s.ok()) return sc.device_fail(s, "timing allocation");
+  Timing timing;
+  timing.weight_copies = static_cast<int>(rotation.copies);
+  timing.working_set_bytes = static_cast<int64_t>(rotation.copies * (w_bytes + x_bytes + y_bytes));
+  timing.calls_per_repetition = static_cast<int>(rotation.calls);
+  timing.bytes = problem->bytes_moved(req.shape);
+  if (!(s = dev.prepare_sequence(sequence, &timing.method)).ok())
+    return sc.device_fail(s, "recording the sequence");
+  sc.enter("time batch 1");
+  const auto warm_start = std::chrono::steady_clock::now();
+  do {
+    s = dev.replay_sequence();
+    if (s.ok()) s = dev.synchronize();
+  } while (s.ok() &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() <
+               kWarmupSeconds);
+  std::vector<double> samples;
+  for (int rep = 0; s.ok() && rep < req.time_batches * req.repetitions; ++rep) {
+    double us = 0;
+    s = dev.time_sequence(&us);
+    samples.push_back(us / static_cast<double>(rotation.calls));
+  }
+  if (!s.ok()) return sc.device_fail(s, "timing");
+  summarise(samples, dev.read_bandwidth_gbps(), &timing);
+  ctx.result.timing = timing;
+  ctx.result.verdict = Verdict::kOk;
+  ctx.result.message =
+      "kopt's read-only kernel (reads the weights and x, checks nothing): not a result, the "
+      "yardstick";
   return true;
 }
 

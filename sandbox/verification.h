@@ -51,6 +51,25 @@ bool verify_screen(ScreenContext& ctx);
 // Fills ctx.result.timing; false with the verdict when the candidate failed.
 bool timing_screen(ScreenContext& ctx);
 
+// A cold-cache sequence: enough weight copies that their problem bytes are
+// `l2_multiple` times the L2 (at least 2), and at least kMinCallsPerReplay
+// calls, a whole number of rounds over the copies.
+struct Rotation {
+  size_t copies = 0, calls = 0;
+};
+Rotation cold_cache_rotation(size_t per_copy_bytes, int64_t l2_bytes, double l2_multiple);
+
+// Median, extremes, spread, GB/s of `timing->bytes` and fraction of the read
+// bandwidth, from per-call samples.
+void summarise(const std::vector<double>& samples, double read_bandwidth_gbps, Timing* timing);
+
+// The read-only yardstick (kReadOnlyBaseline): the loaded call is kopt's own
+// kernel that only reads the weights and x, timed as a candidate is (the same
+// rotation, graph, warm-up and number of replays) but with nothing to check.
+// What a shape's bytes cost on this device with launch and ramp included:
+// the ceiling no GEMV of that shape can beat. Fills ctx.result.timing.
+bool read_only_screen(ScreenContext& ctx);
+
 // Both screens, as one evaluation runs them (timing only when the request
 // asks for it); on success the verdict is ok with a summary message.
 bool run_screens(ScreenContext& ctx);

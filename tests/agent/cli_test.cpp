@@ -202,6 +202,23 @@ TEST(CliTest, BenchAcceptsTheShippedManifest) {
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
 }
 
+// --read-only adds the yardstick column, its sum and each best kernel's
+// share of its speed; the yardstick is never the "best kopt" kernel.
+TEST(CliTest, BenchReadOnlyColumn) {
+  Outcome o = kopt_cli(
+      {"bench", "--shape", "4096x7168", "--shape", "512x7168", "--seeds", "dot", "--read-only"},
+      fake_worker());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("| read-only µs |"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("% of read-only speed"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("| dot | 5.00 |"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("100.0% |"), std::string::npos) << o.output;  // the fake's 5 us both
+  EXPECT_NE(o.output.find("read-only kernel (reads every shape's bytes, computes nothing), "
+                          "summed: 10.00 us; kopt's score is 100.0% of its speed"),
+            std::string::npos)
+      << o.output;
+}
+
 TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
   std::string why;
   if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";

@@ -8,6 +8,7 @@
 
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/verification.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -80,6 +81,26 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
           << shape.name() << " " << params.size() << " params: " << r.message << "\n"
           << r.log;
     }
+}
+
+// The read-only yardstick reads a shape's bytes faster than any seed
+// computes the GEMV, and within the streaming read bandwidth.
+TEST_F(GpuTest, TheReadOnlyYardstickIsFasterThanTheSeeds) {
+  const Shape shape = w4a16::shape(4096, 7168, 64);
+  Sandbox sandbox(options());
+  EvalRequest ro = request("", shape, true);
+  ro.baseline = kReadOnlyBaseline;
+  EvalResult r = sandbox.evaluate(ro);
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.message;
+  ASSERT_TRUE(r.timing.has_value());
+  EXPECT_GT(r.timing->median_us, 0);
+  EXPECT_LE(r.timing->fraction_of_read_bw, kPhysicsMargin);
+  EXPECT_NE(r.message.find("loads in flight"), std::string::npos) << r.message;
+  for (const char* name : {"dot", "gen"}) {
+    EvalResult seed = run(find_seed(test::w4a16_problem(), name)->source, shape, true);
+    ASSERT_EQ(seed.verdict, Verdict::kOk) << name << ": " << seed.message;
+    EXPECT_LT(r.timing->median_us, seed.timing->median_us) << name;
+  }
 }
 
 TEST_F(GpuTest, TimingReportsBandwidthAndMethod) {

@@ -114,6 +114,39 @@ TEST_F(HostProtocolTest, AnHonestKernelWithARelayoutPasses) {
   EXPECT_TRUE(o.passed) << o.result.message;
 }
 
+// The read-only yardstick is timed with the candidates' rotation and
+// replays (each call reads its own weight copy and x), checks nothing, and
+// says it is not a result.
+TEST_F(HostProtocolTest, TheReadOnlyYardstickIsTimedWithTheSameRotation) {
+  auto weights_seen = std::make_shared<std::set<const uint8_t*>>();
+  const double read_us = modelled_time_us(kShape, device.info().read_bandwidth_gbps, 0.9);
+  HostProgram p = program([read_us, weights_seen](HostLaunch& l) {
+    weights_seen->insert(l.w);
+    l.cost_us = read_us;
+  });
+  device.load(p, kShape);
+  EvalRequest req;
+  req.shape = kShape;
+  req.repetitions = 3;
+  EvalResult result;
+  ScreenContext ctx{device, req, p.traits, result};
+  ASSERT_TRUE(read_only_screen(ctx)) << result.message;
+  ASSERT_TRUE(result.timing.has_value());
+  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_NE(result.message.find("not a result"), std::string::npos) << result.message;
+  EXPECT_NEAR(result.timing->median_us, read_us, 1e-9);
+  EXPECT_NEAR(result.timing->fraction_of_read_bw, 0.9, 1e-6);
+  EXPECT_EQ(result.timing->repetitions, req.time_batches * req.repetitions);
+  EXPECT_GE(result.timing->calls_per_repetition, 64);
+  EXPECT_GE(static_cast<double>(result.timing->working_set_bytes), 4.0 * device.info().l2_bytes);
+  EXPECT_EQ(static_cast<int>(weights_seen->size()), result.timing->weight_copies);
+  const Rotation r = cold_cache_rotation(1000, 4000, 4.0);
+  EXPECT_EQ(r.copies, 16u);
+  EXPECT_EQ(r.calls, 64u);
+  EXPECT_EQ(cold_cache_rotation(1 << 30, 4000, 4.0).copies, 2u);  // never fewer than two
+  EXPECT_EQ(cold_cache_rotation(1000, 30000, 4.0).calls, 120u);   // whole rounds of 120 copies
+}
+
 // --- State kept between calls ------------------------------------------
 
 TEST_F(HostProtocolTest, ReturningEarlyWhenTheOutputIsAlreadyThereIsNotWritten) {
