@@ -7,7 +7,9 @@ Usage: compare_peers.py KOPT_BENCH.json TORCH_PEERS.json [OUT.md]
 
 kopt's figure per shape is its fastest verified kernel (seeds or the tuned
 column); the peers are the vendor BLAS baseline timed inside kopt, and
-PyTorch's cuBLAS fp16 and int4 weight-only kernels.
+PyTorch's cuBLAS fp16 and int4 weight-only kernels. Where the bench ran
+with --read-only, the read-only yardstick (not a GEMV: reading the shape's
+bytes under the same protocol) and kopt's share of its speed are added.
 """
 import json
 import sys
@@ -21,7 +23,7 @@ def main():
     with open(sys.argv[2]) as f:
         torch_peers = {r["shape"]: r for r in json.load(f)["results"]}
     bw = bench["device"]["read_bandwidth_gbps"]
-    best, blas, order, inexact = {}, {}, [], set()
+    best, blas, read_only, order, inexact = {}, {}, {}, [], set()
     for r in bench["results"]:
         shape = r["shape"]
         if shape not in order:
@@ -29,7 +31,9 @@ def main():
         if r.get("verdict") != "ok" or "timing" not in r:
             continue
         t = r["timing"]
-        if r.get("column") == "vendor-blas-fp16":
+        if r.get("column") == "read-only":
+            read_only[shape] = t["median_us"]
+        elif r.get("column") == "vendor-blas-fp16":
             blas[shape] = t["median_us"]
             if "misses the 1e-2 bound" in r.get("message", ""):
                 inexact.add(shape)
@@ -39,15 +43,15 @@ def main():
         f"Device: {bench['device']['name']} (driver {bench['device']['driver_version']}), "
         f"streaming read bandwidth {bw:.0f} GB/s measured in the same kopt run.",
         "",
-        "| shape | kopt kernel | kopt µs | GB/s | % of read BW | vendor BLAS fp16 µs (kopt) | "
-        "torch cuBLAS fp16 µs | torch int4 µs | kopt faster than every peer |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| shape | kopt kernel | kopt µs | GB/s | % of read BW | read-only µs | % of read-only speed | "
+        "vendor BLAS fp16 µs (kopt) | torch cuBLAS fp16 µs | torch int4 µs | kopt faster than every peer |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    sums = {"kopt": 0.0, "blas": 0.0, "tc": 0.0, "ti": 0.0}
+    sums = {"kopt": 0.0, "blas": 0.0, "tc": 0.0, "ti": 0.0, "ro": 0.0}
     wins = 0
     for shape in order:
         if shape not in best:
-            lines.append(f"| {shape} | none verified | | | | | | | no |")
+            lines.append(f"| {shape} | none verified | | | | | | | | | no |")
             continue
         column, t = best[shape]
         tp = torch_peers.get(shape, {})
@@ -58,13 +62,18 @@ def main():
         sums["blas"] += blas.get(shape, float("nan"))
         sums["tc"] += tp.get("cublas_fp16_us", float("nan"))
         sums["ti"] += tp.get("torch_int4_us", float("nan"))
+        sums["ro"] += read_only.get(shape, float("nan"))
         cell = lambda v, mark="": f"{v:.2f}{mark}" if v is not None else "n/a"
+        ro = read_only.get(shape)
+        share = f"{100 * ro / t['median_us']:.1f}%" if ro else "n/a"
         lines.append(
             f"| {shape} | {column} | {t['median_us']:.2f} | {t['gbps']:.0f} | {100 * t['fraction_of_read_bw']:.1f}% | "
+            f"{cell(ro)} | {share} | "
             f"{cell(blas.get(shape), ' †' if shape in inexact else '')} | {cell(tp.get('cublas_fp16_us'))} | {cell(tp.get('torch_int4_us'))} | "
             f"{'yes' if win else 'no'} |")
     lines.append(
-        f"| **sum** | | **{sums['kopt']:.2f}** | | | {sums['blas']:.2f} | {sums['tc']:.2f} | {sums['ti']:.2f} | "
+        f"| **sum** | | **{sums['kopt']:.2f}** | | | {sums['ro']:.2f} | "
+        f"{100 * sums['ro'] / sums['kopt']:.1f}% | {sums['blas']:.2f} | {sums['tc']:.2f} | {sums['ti']:.2f} | "
         f"{wins} of {len(order)} |")
     lines.append("")
     if inexact:

@@ -2,13 +2,15 @@
 # kopt and its peers in one session on one GPU: `kopt bench` (seeds, the
 # exported kernels of kernels/generated, the vendor BLAS baseline), then
 # PyTorch's cuBLAS fp16 and int4 kernels (bench/torch_peers.py), merged into
-# one table. Usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]   (default: build)
+# one table with the read-only yardstick. Usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]}
 bin=${2:-build}
 mkdir -p "$out"
-"$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines \
+# KOPT_BENCH_SEEDS (e.g. gen,dot,splitk) limits the seed columns.
+"$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines --read-only \
+  ${KOPT_BENCH_SEEDS:+--seeds "$KOPT_BENCH_SEEDS"} \
   --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt" ||
   echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
 python3 bench/torch_peers.py "$out/torch-peers.json" | tee "$out/torch-peers.txt"
