@@ -23,7 +23,8 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         bench = json.load(f)
-    tuned = {r["shape"]: r["timing"]["median_us"] for r in bench["results"]
+    # kopt names shapes "problem:KxN"; the example takes KxN.
+    tuned = {r["shape"].split(":")[-1]: r["timing"]["median_us"] for r in bench["results"]
              if r.get("column") == "tuned" and r.get("verdict") == "ok" and "timing" in r}
     lines = ["| shape | kopt bench (tuned) µs | library µs | difference | library kernel |", "|---|---|---|---|---|"]
     worst = 0.0

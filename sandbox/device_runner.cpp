@@ -62,8 +62,8 @@ struct DeviceRunner::Impl {
   // first use.
   std::unique_ptr<VendorBlas> blas;
   std::map<std::string, hipFunction_t> dequantize;
-  // The read-only yardstick's kernels by loads in flight per thread.
-  std::map<int, hipFunction_t> read_only;
+  // The read-only yardstick's kernels, by name.
+  std::map<std::string, hipFunction_t> read_only;
 };
 
 std::unique_ptr<DeviceRunner> DeviceRunner::create(std::string* error) {
@@ -158,12 +158,13 @@ bool prepare_baseline(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Impl
   return true;
 }
 
-// The read-only yardstick's kernel: streams a call's weights with UNROLL
-// independent 16-byte loads in flight per thread, reads x once, and stores
-// only when the bytes say so (never), so no load is optimised away.
+// The read-only yardstick's kernels: stream a call's weights with UNROLL
+// independent 16-byte loads in flight per thread (through the read-only path,
+// or without allocating in L1), read x once, and store only when the bytes
+// say so (never), so no load is optimised away.
 const char* const kReadOnlyKernel = R"(
-#define KOPT_READ_ONLY(UNROLL)                                                               \
-  KOPT_KERNEL void kopt_read_only_##UNROLL(const uint4* __restrict__ w, kopt_u64 w16,          \
+#define KOPT_READ_ONLY(UNROLL, LOAD)                                                         \
+  KOPT_KERNEL void kopt_read_only_##UNROLL##_##LOAD(const uint4* __restrict__ w, kopt_u64 w16, \
                                            const uint4* __restrict__ x, kopt_u64 x16,          \
                                            float* y) {                                         \
     kopt_u32 acc = 0;                                                                          \
@@ -172,23 +173,28 @@ const char* const kReadOnlyKernel = R"(
     kopt_u64 i = first;                                                                        \
     for (; i + (UNROLL - 1) * stride < w16; i += UNROLL * stride) {                            \
       uint4 v[UNROLL];                                                                         \
-      _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) v[u] = kopt_load_stream16(w + i + u * stride); \
+      _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) v[u] = LOAD(w + i + u * stride);              \
       _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;     \
     }                                                                                          \
     for (; i < w16; i += stride) {                                                             \
-      const uint4 v = kopt_load_stream16(w + i);                                               \
+      const uint4 v = LOAD(w + i);                                                             \
       acc ^= v.x ^ v.y ^ v.z ^ v.w;                                                            \
     }                                                                                          \
     for (kopt_u64 j = first; j < x16; j += stride) acc ^= x[j].x ^ x[j].w;                     \
     if (acc == 0x9E3779B9u) y[0] = (float)acc;                                                 \
   }
-KOPT_READ_ONLY(2)
-KOPT_READ_ONLY(4)
-KOPT_READ_ONLY(8)
+KOPT_READ_ONLY(2, kopt_load_stream16)
+KOPT_READ_ONLY(4, kopt_load_stream16)
+KOPT_READ_ONLY(8, kopt_load_stream16)
+KOPT_READ_ONLY(2, kopt_load16_no_l1)
+KOPT_READ_ONLY(4, kopt_load16_no_l1)
+KOPT_READ_ONLY(8, kopt_load16_no_l1)
 )";
+const char* const kReadOnlyLoads[] = {"kopt_load_stream16", "kopt_load16_no_l1"};
 
 // Times the read-only yardstick for the request's shape: each launch shape
-// (loads in flight, block, grid) under the timing protocol, the fastest kept.
+// (load, loads in flight, block, grid) under the timing protocol, the
+// fastest kept.
 void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Impl& impl,
                        EvalResult& result, const StageCallback& stage) {
   const Problem* problem = find_problem(req.shape.problem);
@@ -196,59 +202,63 @@ void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Imp
     fail(result, Verdict::kInternalError, "no registered problem " + req.shape.problem);
     return;
   }
-  for (int unroll : {2, 4, 8}) {
-    if (impl.read_only.count(unroll)) continue;
-    void* f = nullptr;
-    const std::string name = "kopt_read_only_" + std::to_string(unroll);
-    Status s = gpu.load_builtin(kReadOnlyKernel, name.c_str(), &f);
-    if (!s.ok()) {
-      fail(result, Verdict::kInternalError, s.message());
-      return;
+  for (const char* load : kReadOnlyLoads)
+    for (int unroll : {2, 4, 8}) {
+      const std::string name = "kopt_read_only_" + std::to_string(unroll) + "_" + load;
+      if (impl.read_only.count(name)) continue;
+      void* f = nullptr;
+      Status s = gpu.load_builtin(kReadOnlyKernel, name.c_str(), &f);
+      if (!s.ok()) {
+        fail(result, Verdict::kInternalError, s.message());
+        return;
+      }
+      impl.read_only[name] = reinterpret_cast<hipFunction_t>(f);
     }
-    impl.read_only[unroll] = reinterpret_cast<hipFunction_t>(f);
-  }
   const uint64_t w16 = static_cast<uint64_t>(problem->weight_bytes(req.shape)) / 16,
                  x16 = static_cast<uint64_t>(problem->x_elements(req.shape)) * 2 / 16;
   hipStream_t stream = static_cast<hipStream_t>(gpu.stream());
   const uint32_t sms = static_cast<uint32_t>(std::max(1, gpu.info().multiprocessors));
   std::optional<EvalResult> best;
   std::string best_launch;
-  for (int unroll : {2, 4, 8})
-    for (uint32_t block : {256u, 512u})
-      for (uint32_t per_sm : {1u, 2u, 4u, 8u}) {
-        const uint64_t needed = (w16 + uint64_t{block} * unroll - 1) / (uint64_t{block} * unroll);
-        ResolvedLaunch l;
-        l.grid = {static_cast<uint32_t>(std::clamp<uint64_t>(needed, 1, uint64_t{sms} * per_sm)), 1,
-                  1};
-        l.block = {block, 1, 1};
-        hipFunction_t f = impl.read_only[unroll];
-        gpu.set_call(
-            [f, l, stream, w16, x16](const void* x, const void* w, void* y, void*) {
-              uint64_t w_count = w16, x_count = x16;
-              const void* wp = w;
-              const void* xp = x;
-              void* yp = y;
-              void* args[] = {&wp, &w_count, &xp, &x_count, &yp};
-              return launch(f, l, stream, args);
-            },
-            nullptr);
-        EvalResult r;
-        r.shape = result.shape;
-        r.device = result.device;
-        CallTraits traits;
-        traits.baseline = true;
-        ScreenContext ctx{gpu, req, traits, r, stage};
-        if (!read_only_screen(ctx)) {
-          result = r;
-          return;
+  for (const char* load : kReadOnlyLoads)
+    for (int unroll : {2, 4, 8})
+      for (uint32_t block : {256u, 512u})
+        for (uint32_t per_sm : {1u, 2u, 4u, 8u}) {
+          const uint64_t needed = (w16 + uint64_t{block} * unroll - 1) / (uint64_t{block} * unroll);
+          ResolvedLaunch l;
+          l.grid = {static_cast<uint32_t>(std::clamp<uint64_t>(needed, 1, uint64_t{sms} * per_sm)),
+                    1, 1};
+          l.block = {block, 1, 1};
+          const std::string name = "kopt_read_only_" + std::to_string(unroll) + "_" + load;
+          hipFunction_t f = impl.read_only[name];
+          gpu.set_call(
+              [f, l, stream, w16, x16](const void* x, const void* w, void* y, void*) {
+                uint64_t w_count = w16, x_count = x16;
+                const void* wp = w;
+                const void* xp = x;
+                void* yp = y;
+                void* args[] = {&wp, &w_count, &xp, &x_count, &yp};
+                return launch(f, l, stream, args);
+              },
+              nullptr);
+          EvalResult r;
+          r.shape = result.shape;
+          r.device = result.device;
+          CallTraits traits;
+          traits.baseline = true;
+          ScreenContext ctx{gpu, req, traits, r, stage};
+          if (!read_only_screen(ctx)) {
+            result = r;
+            return;
+          }
+          if (!best || r.timing->median_us < best->timing->median_us) {
+            best = r;
+            best_launch = std::to_string(unroll) + " loads in flight (" + load + "), " +
+                          std::to_string(block) + " threads, " + std::to_string(l.grid[0]) +
+                          " blocks";
+          }
+          if (l.grid[0] < uint64_t{sms} * per_sm) break;  // a larger grid is the same launch
         }
-        if (!best || r.timing->median_us < best->timing->median_us) {
-          best = r;
-          best_launch = std::to_string(unroll) + " loads in flight, " + std::to_string(block) +
-                        " threads, " + std::to_string(l.grid[0]) + " blocks";
-        }
-        if (l.grid[0] < uint64_t{sms} * per_sm) break;  // a larger grid is the same launch
-      }
   result = *best;
   result.candidate_key = kReadOnlyBaseline;
   result.compile_flags = best_launch;

@@ -12,14 +12,15 @@
 #define SCHED 0
 #define SPLIT 1
 #define WARPS 4
+#define XBITS 24
 #define XPF 0
 #define XREG 0
 #define gemv kopt_generic_gen_gemv
 #define relayout kopt_generic_gen_relayout
 
 namespace kopt_generic_gen {
-// ---- candidate source: src_gen_8bb0c54f.inc ----
-#include "src_gen_8bb0c54f.inc"
+// ---- candidate source: src_gen_201f6fa3.inc ----
+#include "src_gen_201f6fa3.inc"
 #undef gemv
 #undef relayout
 
@@ -27,7 +28,7 @@ namespace kopt_generic_gen {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP) && (WARPS % KSPLIT == 0) && (SCHED == 0 || (LPR == WARP && KSPLIT == 1 && SPLIT == 1 && XPF == 0)) && (XREG == 0 || (SCHED == 0 && XPF == 0 && kopt_cdiv(kopt_cdiv(K / 32, SPLIT), KSPLIT) <= LPR)) && ((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4 <= 49152);
+  return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP) && (WARPS % KSPLIT == 0) && (SCHED == 0 || (LPR == WARP && KSPLIT == 1 && SPLIT == 1 && XPF == 0)) && (XREG == 0 || (SCHED == 0 && XPF == 0 && kopt_cdiv(kopt_cdiv(K / 32, SPLIT), KSPLIT) <= LPR)) && ((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4 <= 49152);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
@@ -48,7 +49,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_generic_gen_gemv<<<dim3((unsigned)(kopt_min(kopt_cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS), kopt_max(1, SMS * OCC / SPLIT))), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)(((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * 112 + WARPS * (WARP / LPR) * ROWS * 4)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  kopt_generic_gen_gemv<<<dim3((unsigned)(kopt_min(kopt_cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS), kopt_max(1, SMS * OCC / SPLIT))), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)(((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_generic_gen
@@ -62,9 +63,10 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef SCHED
 #undef SPLIT
 #undef WARPS
+#undef XBITS
 #undef XPF
 #undef XREG
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
+extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XBITS\":24,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
 #endif
