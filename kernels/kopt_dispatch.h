@@ -14,6 +14,10 @@
 
 #if KOPT_HOST_PASS
 
+// The canonical weight blobs put each array on a 256-byte boundary (as the
+// problems' layouts and the kernels' kopt_align256 do).
+inline size_t kopt_align256_host(size_t v) { return (v + 255) & ~size_t{255}; }
+
 // A tuned entry serves its exact shape on a device of its target architecture.
 struct KoptTunedEntry {
   const KoptKernelEntry* entry;

@@ -25,8 +25,6 @@ int gpu_fail(hipError_t e, const char* what) {
   return fail(KOPT_W4A16_GPU_ERROR, std::string(what) + ": " + hipGetErrorString(e));
 }
 
-size_t align256(size_t v) { return (v + 255) & ~size_t{255}; }
-
 }  // namespace
 
 struct kopt_w4a16_weights : KoptWeights {};
@@ -53,8 +51,9 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
   // The canonical blob: qweight, scales, offsets, each 256-byte aligned.
   const size_t q_bytes = static_cast<size_t>(N) * (K / 2),
                g_bytes = static_cast<size_t>(N) * (K / G) * 2;
-  const size_t scales_at = align256(q_bytes), offsets_at = scales_at + align256(g_bytes);
-  const size_t blob_bytes = offsets_at + align256(g_bytes);
+  const size_t scales_at = kopt_align256_host(q_bytes),
+               offsets_at = scales_at + kopt_align256_host(g_bytes);
+  const size_t blob_bytes = offsets_at + kopt_align256_host(g_bytes);
   unsigned char* blob = nullptr;
   if ((e = hipMalloc(reinterpret_cast<void**>(&blob), blob_bytes)) != hipSuccess)
     return gpu_fail(e, "allocating weights");

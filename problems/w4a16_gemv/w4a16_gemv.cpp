@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "problems/common/blob_layout.h"
 #include "problems/common/decode_projections.h"
 
 namespace kopt {
@@ -25,7 +26,6 @@ namespace w4a16 {
 namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 20;
-size_t align256(size_t v) { return (v + 255) & ~size_t{255}; }
 
 void fill_x(ProblemData* data, Dataset dataset, uint64_t seed) {
   Rng rng(seed ^ 0x5851F42D4C957F2Dull);

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "problems/common/blob_layout.h"
 #include "problems/common/decode_projections.h"
 
 namespace kopt {
@@ -24,7 +25,6 @@ namespace w8a16 {
 namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 20;
-size_t align256(size_t v) { return (v + 255) & ~size_t{255}; }
 
 int64_t K_of(const Shape& s) { return s.var("K"); }
 int64_t N_of(const Shape& s) { return s.var("N"); }

@@ -148,8 +148,12 @@ TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
   ASSERT_EQ(checks.size(), 6u);
   for (const auto& c : checks) {
     EXPECT_GE(c.ratio, 1.0) << c.shape;
-    if (c.shape == "4096x8192") EXPECT_EQ(c.chosen, "generic_gen");
-    if (c.shape == "16384x64") EXPECT_EQ(c.chosen, "generic_gen_split2");
+    if (c.shape == "4096x8192") {
+      EXPECT_EQ(c.chosen, "generic_gen");
+    }
+    if (c.shape == "16384x64") {
+      EXPECT_EQ(c.chosen, "generic_gen_split2");
+    }
   }
 }
 

@@ -26,8 +26,6 @@ int gpu_fail(hipError_t e, const char* what) {
   return fail(KOPT_W8A16_GPU_ERROR, std::string(what) + ": " + hipGetErrorString(e));
 }
 
-size_t align256(size_t v) { return (v + 255) & ~size_t{255}; }
-
 }  // namespace
 
 struct kopt_w8a16_weights : KoptWeights {};
@@ -50,8 +48,8 @@ int kopt_w8a16_create(const void* qweight, const void* scales, int K, int N, voi
   if (!entry) return fail(KOPT_W8A16_NO_KERNEL, "no kernel supports this shape");
 
   // The canonical blob: int8 q [N][K], then fp16 scales [N] 256-byte aligned.
-  const size_t q_bytes = static_cast<size_t>(N) * K, scales_at = align256(q_bytes);
-  const size_t blob_bytes = scales_at + align256(static_cast<size_t>(N) * 2);
+  const size_t q_bytes = static_cast<size_t>(N) * K, scales_at = kopt_align256_host(q_bytes);
+  const size_t blob_bytes = scales_at + kopt_align256_host(static_cast<size_t>(N) * 2);
   unsigned char* blob = nullptr;
   if ((e = hipMalloc(reinterpret_cast<void**>(&blob), blob_bytes)) != hipSuccess)
     return gpu_fail(e, "allocating weights");
