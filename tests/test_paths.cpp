@@ -109,4 +109,23 @@ bool gpu_available(std::string* why) {
   return cached == 1;
 }
 
+SandboxOptions gpu_test_options(double compile_s) {
+  SandboxOptions o;
+  o.limits.run_s = 10;
+  o.limits.compile_s = compile_s;
+  o.amd_check = false;
+  return o;
+}
+
+EvalRequest gpu_test_request(const std::string& source, const Shape& shape, bool time,
+                             uint64_t seed) {
+  EvalRequest r;
+  r.source = source;
+  r.shape = shape;
+  r.seed = seed;
+  r.trials = 1;
+  r.time = time;
+  return r;
+}
+
 }  // namespace kopt::test

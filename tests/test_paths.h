@@ -8,6 +8,8 @@
 
 #include "db/database.h"
 #include "sandbox/problem.h"
+#include "sandbox/protocol.h"
+#include "sandbox/sandbox.h"
 
 namespace kopt::test {
 
@@ -39,5 +41,11 @@ std::string write_fake_worker(const std::string& name, const std::string& device
                               const std::string& prelude = "");
 // The GPU tests run only where a worker reports a device; the reason otherwise.
 bool gpu_available(std::string* why);
+
+// What every GPU test evaluates with: a worker with a 10 s run limit and no
+// gfx906 check, and one verification round with a fixed input seed.
+SandboxOptions gpu_test_options(double compile_s = 60);
+EvalRequest gpu_test_request(const std::string& source, const Shape& shape, bool time,
+                             uint64_t seed);
 
 }  // namespace kopt::test

@@ -398,7 +398,9 @@ TEST(LoopTest, KilledRunResumesWithoutLoss) {
     db->evaluations_of(c.id, &now);
     ASSERT_GE(now.size(), 1u) << "candidate " << c.id;
     ASSERT_LE(now.size(), 2u) << "candidate " << c.id;
-    if (now.size() == 2) EXPECT_EQ(now[1].stage, "re-measured") << "candidate " << c.id;
+    if (now.size() == 2) {
+      EXPECT_EQ(now[1].stage, "re-measured") << "candidate " << c.id;
+    }
   }
   RunRecord run;
   ASSERT_TRUE(db->get_run(run_id, &run).ok());

@@ -19,17 +19,9 @@ class W8a16GpuTest : public ::testing::Test {
   }
   static EvalResult run(const std::string& source, const Shape& shape, bool time,
                         const std::string& baseline = "") {
-    SandboxOptions o;
-    o.limits.run_s = 10;
-    o.amd_check = false;
-    Sandbox sandbox(o);
-    EvalRequest r;
-    r.source = source;
+    Sandbox sandbox(test::gpu_test_options());
+    EvalRequest r = test::gpu_test_request(source, shape, time, 20261123);
     r.baseline = baseline;
-    r.shape = shape;
-    r.seed = 20261123;
-    r.trials = 1;
-    r.time = time;
     return sandbox.evaluate(r);
   }
   static const Problem& problem() {

@@ -20,22 +20,10 @@ class GpuTest : public ::testing::Test {
     std::string why;
     if (!test::gpu_available(&why)) GTEST_SKIP() << "GPU tests skipped: " << why;
   }
-  static SandboxOptions options(double compile_s = 60) {
-    SandboxOptions o;
-    o.limits.run_s = 10;
-    o.limits.compile_s = compile_s;
-    o.amd_check = false;
-    return o;
-  }
+  static SandboxOptions options(double compile_s = 60) { return test::gpu_test_options(compile_s); }
   // One verification round with a fixed seed, untimed unless asked.
   static EvalRequest request(const std::string& source, const Shape& shape, bool time = false) {
-    EvalRequest r;
-    r.source = source;
-    r.shape = shape;
-    r.seed = 20261122;
-    r.trials = 1;
-    r.time = time;
-    return r;
+    return test::gpu_test_request(source, shape, time, 20261122);
   }
   static EvalResult run(const std::string& source, const Shape& shape, bool time = false,
                         std::map<std::string, int64_t> params = {}, double compile_s = 60) {
