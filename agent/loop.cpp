@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <set>
 
 #include "sandbox/candidate.h"
@@ -55,7 +56,8 @@ OptimizationLoop::OptimizationLoop(Database* db, Evaluator* evaluator,
       proposers_(std::move(proposers)),
       options_(options),
       progress_(std::move(progress)),
-      rng_(options.seed) {}
+      rng_(options.seed),
+      measure_rng_(options.seed ^ 0x6D656173757265ull) {}
 
 Status OptimizationLoop::start(const Shape& shape, const std::string& config_json,
                                int64_t* run_id) {
@@ -104,6 +106,7 @@ Status OptimizationLoop::resume(int64_t run_id) {
                                                  : std::max(run.budget_candidates, options_.budget);
   if (options_.time_s > 0) run.budget_seconds = options_.time_s;
   rng_ = Rng(run.seed ^ static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
+  measure_rng_ = Rng(rng_.next());
   run.status = "running";
   KOPT_RETURN_IF_ERROR(db_->update_run(run));
   return this->run(&run);
@@ -261,14 +264,68 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     req.source = batch[i]->source;
     req.params = params_from_json(batch[i]->params_json);
     req.shape = shape_;
-    req.seed = rng_.next();
+    req.seed = measure_rng_.next();
     req.trials = options_.trials;
     requests.push_back(req);
   }
   const std::vector<EvalResult> results =
       requests.empty() ? std::vector<EvalResult>() : evaluator_->evaluate_many(requests);
-  // Recorded in order, one by one: whether a candidate leads depends on
-  // those recorded before it.
+  for (const EvalResult& r : results)
+    if (r.verdict == Verdict::kNoDevice) {
+      stop_reason_ = "no device: " + r.message;
+      return Status::error(stop_reason_);
+    }
+
+  // Noise decides many "bests": before a candidate leads it is measured
+  // again (fresh inputs, new order), and Database::best ranks a candidate by
+  // the slower of its measurements, so one lucky run does not make a best.
+  // The batch's contenders (faster than the incumbent at their first
+  // measurement) are measured again fastest first, as many at once as there
+  // are workers, until no contender left could beat the best confirmed so
+  // far; that one leads. So every candidate that could rank first has two
+  // measurements, one worker re-measures no more than it must, and several
+  // workers re-measure in parallel rounds.
+  std::vector<BestRow> incumbent;
+  KOPT_RETURN_IF_ERROR(db_->best(shape_.key(), device_.name, 1, &incumbent));
+  double bar = incumbent.empty() ? std::numeric_limits<double>::infinity()
+                                 : *incumbent[0].evaluation.median_us;
+  std::vector<size_t> contenders;  // indices into results, fastest first
+  for (size_t r = 0; r < results.size() && options_.remeasure_new_bests; ++r)
+    if (results[r].ok() && results[r].timing && results[r].timing->median_us < bar)
+      contenders.push_back(r);
+  std::sort(contenders.begin(), contenders.end(), [&](size_t a, size_t b) {
+    return results[a].timing->median_us < results[b].timing->median_us;
+  });
+  std::vector<std::optional<EvalResult>> again(results.size());
+  std::optional<size_t> leader;  // index into results
+  const size_t round = static_cast<size_t>(std::max(1, evaluator_->parallelism()));
+  for (size_t next = 0; next < contenders.size();) {
+    std::vector<size_t> these;
+    while (next < contenders.size() && these.size() < round &&
+           results[contenders[next]].timing->median_us < bar)
+      these.push_back(contenders[next++]);
+    if (these.empty()) break;  // the rest cannot beat the confirmed best
+    std::vector<EvalRequest> again_requests;
+    for (size_t r : these) {
+      again_requests.push_back(requests[r]);
+      again_requests.back().seed = measure_rng_.next();
+    }
+    std::vector<EvalResult> measured = evaluator_->evaluate_many(again_requests);
+    for (size_t k = 0; k < these.size(); ++k) {
+      const EvalResult& second = measured[k];
+      const double slower =
+          second.ok() && second.timing
+              ? std::max(second.timing->median_us, results[these[k]].timing->median_us)
+              : std::numeric_limits<double>::infinity();
+      if (slower < bar) {
+        bar = slower;
+        leader = these[k];
+      }
+      again[these[k]] = std::move(measured[k]);
+    }
+  }
+
+  // Recorded in order.
   size_t next_result = 0;
   for (size_t i = 0; i < batch.size(); ++i) {
     CandidateRecord* c = batch[i];
@@ -282,40 +339,23 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
                        ": " + previous[i]->message;
       e = to_evaluation_record(reused, c->id, run->id, c->key);
     } else {
-      const EvalRequest& req = requests[next_result];
-      const EvalResult& result = results[next_result++];
-      std::vector<BestRow> incumbent;
-      KOPT_RETURN_IF_ERROR(db_->best(shape_.key(), device_.name, 1, &incumbent));
+      const size_t r = next_result++;
+      const EvalResult& result = results[r];
       e = to_evaluation_record(result, c->id, run->id, c->key);
-      if (result.verdict == Verdict::kNoDevice) {
-        stop_reason_ = "no device: " + result.message;
-        return Status::error(stop_reason_);
-      }
-      // Noise decides many "bests": a candidate that beats the incumbent (or
-      // is the first verified one) is measured again (fresh inputs, new
-      // order) before it leads. Database::best ranks a candidate by the
-      // slower of its measurements, so one lucky run does not make a best.
-      auto beats_incumbent = [&](const EvalResult& r) {
-        return r.ok() && r.timing &&
-               (incumbent.empty() || r.timing->median_us < *incumbent[0].evaluation.median_us);
-      };
-      if (options_.remeasure_new_bests && beats_incumbent(result)) {
+      if (again[r]) {
         KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
-        EvalRequest again_req = req;
-        again_req.seed = rng_.next();
-        EvalResult again = evaluator_->evaluate(again_req);
-        again.stage = "re-measured";
-        again.message = fmt::format(
+        EvalResult second = *again[r];
+        second.stage = "re-measured";
+        second.message = fmt::format(
             "re-measurement of a new best (first {:.2f} us, {}): {}", result.timing->median_us,
             incumbent.empty()
                 ? std::string("the first verified candidate")
                 : fmt::format("incumbent candidate {} at {:.2f} us", incumbent[0].candidate.id,
                               *incumbent[0].evaluation.median_us),
-            again.message);
-        e = to_evaluation_record(again, c->id, run->id, c->key);
-        const bool leads = beats_incumbent(again);
-        (*led)[i] = leads;
-        if (leads && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
+            second.message);
+        e = to_evaluation_record(second, c->id, run->id, c->key);
+        (*led)[i] = leader == r;
+        if (leader == r && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
       }
     }
     KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));

@@ -149,6 +149,10 @@ class OptimizationLoop {
   LoopOptions options_;
   ProgressSink progress_;
   Rng rng_;
+  // Input seeds of the measurements, apart from rng_, so what is proposed
+  // does not depend on how many measurements were taken (a run proposes the
+  // same candidates on one worker or several).
+  Rng measure_rng_;
   DeviceInfo device_;
   Shape shape_;
   std::set<std::string> seen_;

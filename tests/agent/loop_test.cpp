@@ -440,12 +440,48 @@ TEST(LoopTest, AGenerationIsEvaluatedTogetherOnAllWorkers) {
     ASSERT_TRUE(db->evaluations_of(c.id, &e).ok());
     EXPECT_FALSE(e.empty()) << c.id;
   }
-  ASSERT_GE(eval.batches.size(), 2u);
+  ASSERT_GE(eval.batches.size(), 3u);
   EXPECT_EQ(eval.batches[0], test::w4a16_problem().seeds().size());  // the seeds together
-  EXPECT_EQ(eval.batches[1], 6u);                                    // a generation: one per worker
+  // Then the seeds faster than the (empty) incumbent measured again, all in
+  // one round (at most one per worker), and generations of one per worker.
+  EXPECT_EQ(eval.batches[1], test::w4a16_problem().seeds().size());
+  EXPECT_NE(std::find(eval.batches.begin() + 2, eval.batches.end(), 6u), eval.batches.end());
   size_t requested = 0;
   for (size_t n : eval.batches) requested += n;
-  EXPECT_LE(requested, 23u);  // never past the budget (re-measurements are single calls)
+  size_t remeasured = 0;
+  for (const auto& c : candidates) {
+    std::vector<EvaluationRecord> e;
+    ASSERT_TRUE(db->evaluations_of(c.id, &e).ok());
+    for (const auto& r : e) remeasured += r.stage == "re-measured";
+  }
+  // Never past the budget: every request is a candidate's first measurement
+  // or a re-measurement that was recorded.
+  EXPECT_LE(requested, 23u + remeasured);
+}
+
+// With one worker the re-measurements stay as few as one at a time makes
+// them: the fastest contender of a batch first, the others only if they
+// still beat the best when their turn comes.
+TEST(LoopTest, OneWorkerReMeasuresOnlyWhatCanStillLead) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("one-worker-remeasure"), &db).ok());
+  test::FakeEvaluator eval;
+  LoopOptions o;
+  o.budget = 5;  // the seeds
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+  int64_t run_id = 0;
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
+  std::vector<CandidateRecord> candidates;
+  ASSERT_TRUE(db->candidates_of_run(run_id, &candidates).ok());
+  size_t remeasured = 0;
+  for (const auto& c : candidates) {
+    std::vector<EvaluationRecord> e;
+    ASSERT_TRUE(db->evaluations_of(c.id, &e).ok());
+    for (const auto& r : e) remeasured += r.stage == "re-measured";
+  }
+  // The fake times every seed alike or slower than the fastest: only the
+  // fastest is measured twice.
+  EXPECT_EQ(remeasured, 1u);
 }
 
 // Noise: the first measurement of every other candidate is twice too fast.
