@@ -195,9 +195,8 @@ int run_bench(const BenchCommand& cmd) {
   for (const auto& name : seed_names) {
     const Seed* seed = find_seed(*problem, name);
     if (!seed) {
-      std::string valid;
-      for (const auto& known : problem->seeds()) valid += (valid.empty() ? "" : ", ") + known.name;
-      fmt::print(stderr, "kopt bench: unknown seed '{}'; the seeds are {}\n", name, valid);
+      fmt::print(stderr, "kopt bench: unknown seed '{}'; the seeds are {}\n", name,
+                 kopt::seed_names(*problem));
       return kExitUsage;
     }
     BenchColumn c;
@@ -495,12 +494,11 @@ int run_problems() {
   for (const Problem* p : registered_problems()) {
     fmt::print("{}{}\n  {}\n", p->id(), p == registered_problems().front() ? " (default)" : "",
                p->summary());
-    std::string vars, seeds, suites;
+    std::string vars, suites;
     for (const auto& v : p->variables()) vars += (vars.empty() ? "" : ", ") + v;
-    for (const auto& s : p->seeds()) seeds += (seeds.empty() ? "" : ", ") + s.name;
     for (const auto& s : p->suites({})) suites += (suites.empty() ? "" : ", ") + s.name;
     fmt::print("  shapes: {} (variables {})\n  seeds: {}\n  suites: {}\n  library: {}\n\n",
-               p->shape_syntax(), vars, seeds, suites, p->library().name);
+               p->shape_syntax(), vars, seed_names(*p), suites, p->library().name);
   }
   fmt::print("Commands take --problem ID (default: the first listed).\n");
   return kExitOk;

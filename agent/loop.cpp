@@ -83,7 +83,7 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
     c.run_id = run.id;
     c.name = seed.name;
     c.source = seed.source;
-    c.params_json = params.empty() ? "{}" : nlohmann::json(params).dump();
+    c.params_json = params_to_json(params);
     c.key = proposal_key(seed.source, params);
     c.proposer = proposer;
     if (!keys.insert(c.key).second) return Status();

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -14,6 +15,24 @@ std::map<std::string, int64_t> params_from_json(const std::string& text) {
     for (auto it = j.begin(); it != j.end(); ++it)
       if (it.value().is_number_integer()) out[it.key()] = it.value().get<int64_t>();
   return out;
+}
+
+bool parse_param_assignment(const std::string& item, std::map<std::string, int64_t>* out,
+                            std::string* error) {
+  const size_t eq = item.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    *error = "expects NAME=VALUE, got '" + item + "'";
+    return false;
+  }
+  int64_t value = 0;
+  const char* end = item.data() + item.size();
+  const auto parsed = std::from_chars(item.data() + eq + 1, end, value);
+  if (eq + 1 == item.size() || parsed.ec != std::errc() || parsed.ptr != end) {
+    *error = "value must be an integer: '" + item + "'";
+    return false;
+  }
+  (*out)[item.substr(0, eq)] = value;
+  return true;
 }
 
 std::string params_to_json(const std::map<std::string, int64_t>& params) {

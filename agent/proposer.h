@@ -87,5 +87,10 @@ std::string proposal_key(const std::string& source, const std::map<std::string, 
 
 std::map<std::string, int64_t> params_from_json(const std::string& json_text);
 std::string params_to_json(const std::map<std::string, int64_t>& params);
+// One "NAME=VALUE" with an integer VALUE (as `--param` and `--start` take
+// them) into `out`; false with what is wrong ("expects NAME=VALUE, got 'x'",
+// "value must be an integer: 'x'").
+bool parse_param_assignment(const std::string& item, std::map<std::string, int64_t>* out,
+                            std::string* error);
 
 }  // namespace kopt

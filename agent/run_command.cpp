@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -158,24 +157,15 @@ Status resolve_start_points(const Problem& problem, const Shape& shape,
     StartPoint start;
     start.name = spec.substr(0, colon);
     const Seed* seed = find_seed(problem, start.name);
-    if (!seed) {
-      std::string names;
-      for (const auto& sd : problem.seeds()) names += (names.empty() ? "" : ", ") + sd.name;
+    if (!seed)
       return Status::error("--start " + spec + ": no seed named '" + start.name +
-                           "' (seeds: " + names + ")");
-    }
+                           "' (seeds: " + seed_names(problem) + ")");
     if (colon != std::string::npos) {
       std::stringstream list(spec.substr(colon + 1));
-      std::string item;
-      while (std::getline(list, item, ',')) {
-        const size_t eq = item.find('=');
-        int64_t value = 0;
-        const char* end = item.data() + item.size();
-        if (eq == std::string::npos || eq == 0 ||
-            std::from_chars(item.data() + eq + 1, end, value).ptr != end || eq + 1 == item.size())
-          return Status::error("--start " + spec + ": '" + item + "' is not NAME=INTEGER");
-        start.params[item.substr(0, eq)] = value;
-      }
+      std::string item, error;
+      while (std::getline(list, item, ','))
+        if (!parse_param_assignment(item, &start.params, &error))
+          return Status::error("--start " + spec + ": " + error);
     }
     Candidate parsed;
     Status ps = parse_candidate(seed->source, start.params, &parsed);

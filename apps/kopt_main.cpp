@@ -6,6 +6,7 @@
 
 #include "agent/commands.h"
 #include "agent/export.h"
+#include "agent/proposer.h"
 #include "agent/run_command.h"
 #include "problems/registry.h"
 
@@ -14,21 +15,11 @@ namespace {
 // "NAME=VALUE" pairs for --param.
 bool parse_params(const std::vector<std::string>& items, std::map<std::string, int64_t>* out,
                   std::string* error) {
-  for (const auto& item : items) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      *error = "--param expects NAME=VALUE, got '" + item + "'";
+  for (const auto& item : items)
+    if (!kopt::parse_param_assignment(item, out, error)) {
+      *error = "--param " + *error;
       return false;
     }
-    try {
-      size_t used = 0;
-      (*out)[item.substr(0, eq)] = std::stoll(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      *error = "--param value must be an integer: '" + item + "'";
-      return false;
-    }
-  }
   return true;
 }
 

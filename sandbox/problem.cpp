@@ -93,6 +93,12 @@ const Seed* find_seed(const Problem& problem, const std::string& name) {
   return nullptr;
 }
 
+std::string seed_names(const Problem& problem) {
+  std::string names;
+  for (const Seed& s : problem.seeds()) names += (names.empty() ? "" : ", ") + s.name;
+  return names;
+}
+
 Status find_suite(const Problem& problem, const std::string& name, const ShapeDefaults& defaults,
                   Suite* out) {
   std::string known;

@@ -188,6 +188,8 @@ int64_t shape_bytes(const Shape& shape);
 
 // A seed of the problem by name; nullptr when there is none.
 const Seed* find_seed(const Problem& problem, const std::string& name);
+// The problem's seed names, comma-separated (for messages).
+std::string seed_names(const Problem& problem);
 
 // Named suites of a problem; an unknown name is an error listing the known ones.
 Status find_suite(const Problem& problem, const std::string& name, const ShapeDefaults& defaults,
