@@ -202,18 +202,6 @@ void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Imp
     fail(result, Verdict::kInternalError, "no registered problem " + req.shape.problem);
     return;
   }
-  for (const char* load : kReadOnlyLoads)
-    for (int unroll : {2, 4, 8}) {
-      const std::string name = "kopt_read_only_" + std::to_string(unroll) + "_" + load;
-      if (impl.read_only.count(name)) continue;
-      void* f = nullptr;
-      Status s = gpu.load_builtin(kReadOnlyKernel, name.c_str(), &f);
-      if (!s.ok()) {
-        fail(result, Verdict::kInternalError, s.message());
-        return;
-      }
-      impl.read_only[name] = reinterpret_cast<hipFunction_t>(f);
-    }
   const uint64_t w16 = static_cast<uint64_t>(problem->weight_bytes(req.shape)) / 16,
                  x16 = static_cast<uint64_t>(problem->x_elements(req.shape)) * 2 / 16;
   hipStream_t stream = static_cast<hipStream_t>(gpu.stream());
@@ -221,7 +209,19 @@ void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Imp
   std::optional<EvalResult> best;
   std::string best_launch;
   for (const char* load : kReadOnlyLoads)
-    for (int unroll : {2, 4, 8})
+    for (int unroll : {2, 4, 8}) {
+      // Compiled once per worker, on first use.
+      const std::string name = "kopt_read_only_" + std::to_string(unroll) + "_" + load;
+      hipFunction_t& f = impl.read_only[name];
+      if (f == nullptr) {
+        void* loaded = nullptr;
+        Status s = gpu.load_builtin(kReadOnlyKernel, name.c_str(), &loaded);
+        if (!s.ok()) {
+          fail(result, Verdict::kInternalError, s.message());
+          return;
+        }
+        f = reinterpret_cast<hipFunction_t>(loaded);
+      }
       for (uint32_t block : {256u, 512u})
         for (uint32_t per_sm : {1u, 2u, 4u, 8u}) {
           const uint64_t needed = (w16 + uint64_t{block} * unroll - 1) / (uint64_t{block} * unroll);
@@ -229,8 +229,6 @@ void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Imp
           l.grid = {static_cast<uint32_t>(std::clamp<uint64_t>(needed, 1, uint64_t{sms} * per_sm)),
                     1, 1};
           l.block = {block, 1, 1};
-          const std::string name = "kopt_read_only_" + std::to_string(unroll) + "_" + load;
-          hipFunction_t f = impl.read_only[name];
           gpu.set_call(
               [f, l, stream, w16, x16](const void* x, const void* w, void* y, void*) {
                 uint64_t w_count = w16, x_count = x16;
@@ -259,6 +257,7 @@ void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Imp
           }
           if (l.grid[0] < uint64_t{sms} * per_sm) break;  // a larger grid is the same launch
         }
+    }
   result = *best;
   result.candidate_key = kReadOnlyBaseline;
   result.compile_flags = best_launch;

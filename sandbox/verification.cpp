@@ -23,6 +23,23 @@ constexpr double kWarmupSeconds = 0.05;
 // At least this many timed calls per replay, each with its own x and y.
 constexpr size_t kMinCallsPerReplay = 64;
 
+// Replays the recorded sequence for at least kWarmupSeconds, so the clocks
+// have left idle before anything is timed (short kernels timed straight
+// after an idle spell run measurably slower); `before_each` runs before
+// every replay (fresh inputs for a candidate).
+Status warm_up(Device& dev, const std::function<Status()>& before_each) {
+  const auto start = std::chrono::steady_clock::now();
+  Status s;
+  do {
+    if (before_each) s = before_each();
+    if (s.ok()) s = dev.replay_sequence();
+    if (s.ok()) s = dev.synchronize();
+  } while (s.ok() &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+               kWarmupSeconds);
+  return s;
+}
+
 // Owns device buffers for one screen and frees them on every path out.
 class Buffers {
  public:
@@ -451,19 +468,9 @@ bool timing_screen(ScreenContext& ctx) {
   for (int batch = 0; batch < req.time_batches; ++batch) {
     const std::string batch_name = "time batch " + std::to_string(batch + 1);
     sc.enter(batch_name);
-    // Warm-up: replays for at least kWarmupSeconds, so the clocks have left
-    // idle before anything is timed (short kernels timed straight after an
-    // idle spell run measurably slower). Inputs are fresh for each.
+    // Warm-up, with fresh inputs for every replay.
     if (!(s = prepare()).ok()) return sc.launch_fail(s, batch_name + " (recording the sequence)");
-    const auto warm_start = std::chrono::steady_clock::now();
-    do {
-      s = refresh_inputs();
-      if (s.ok()) s = dev.replay_sequence();
-      if (s.ok()) s = dev.synchronize();
-    } while (s.ok() &&
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() <
-                 kWarmupSeconds);
-    if (!s.ok()) return sc.launch_fail(s, batch_name + " warm-up");
+    if (!(s = warm_up(dev, refresh_inputs)).ok()) return sc.launch_fail(s, batch_name + " warm-up");
     for (int rep = 0; rep < req.repetitions; ++rep) {
       // A new order for every timed replay, so what a call learned in the
       // replays before does not say which inputs go together in this one.
@@ -551,13 +558,7 @@ bool read_only_screen(ScreenContext& ctx) {
   if (!(s = dev.prepare_sequence(sequence, &timing.method)).ok())
     return sc.device_fail(s, "recording the sequence");
   sc.enter("time batch 1");
-  const auto warm_start = std::chrono::steady_clock::now();
-  do {
-    s = dev.replay_sequence();
-    if (s.ok()) s = dev.synchronize();
-  } while (s.ok() &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() <
-               kWarmupSeconds);
+  s = warm_up(dev, nullptr);
   std::vector<double> samples;
   for (int rep = 0; s.ok() && rep < req.time_batches * req.repetitions; ++rep) {
     double us = 0;
