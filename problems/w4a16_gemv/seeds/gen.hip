@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "gen",
-  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory. SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-23 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5 and 6 fit K of 96, 160 or 192 chunks of 32 exactly: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv",
@@ -17,8 +17,8 @@
     "DEPTH":  {"values": [1, 2, 3, 4, 6, 8], "default": 4},
     "ROWS":   {"values": [1, 2, 4], "default": 2},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
-    "WARPS":  {"values": [2, 4, 8, 16], "default": 4},
-    "KSPLIT": {"values": [1, 2, 4, 8], "default": 1},
+    "WARPS":  {"values": [2, 3, 4, 5, 6, 8, 10, 12, 16], "default": 4},
+    "KSPLIT": {"values": [1, 2, 3, 4, 5, 6, 8], "default": 1},
     "SPLIT":  {"values": [1, 2, 3, 4, 6, 8], "default": 1},
     "OCC":    {"values": [1, 2, 3, 4, 6, 8, 16, 64], "default": 2},
     "HINT":   {"values": [0, 1, 2], "default": 1},
@@ -54,7 +54,7 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
 // x in shared memory, chunk c (32 values, k = 32c + 8j + i) at c * XSTRIDE
 // words: for each j, 2·XPLANES words: the byte planes (low first) of the
 // fixed-point x for even k and odd k (the byte order of the masked nibbles);
-// then Σx and the chunk's scale 2^(E - XBITS + 2). 28 (or 20) words, so eight
+// then Σx and the chunk's scale 2^(E - XFRAC). 28 (or 20) words, so eight
 // consecutive lanes' 16-byte reads fall on distinct banks.
 #define XPLANES (XBITS / 8)
 #define XWORDS (XPLANES * 8)
@@ -131,63 +131,120 @@ KOPT_INLINE void accumulate_step(float* part, const uint4* q, const __half2* so,
   }
 }
 
-#define XFRAC (XBITS - 2)
+// x as fixed point: X = round(x·2^(XFRAC−E)), E the exponent of the largest
+// |x| of its 32-value chunk (at least −14, fp16's smallest normal), so
+// |X| < 2^(XFRAC+1): 2^15 with two planes; 2^22 with three, where the
+// rounding below stops being exact.
+#if XPLANES == 2
+#define XFRAC 14
+#else
+#define XFRAC 21
+#endif
 
-KOPT_INLINE kopt_u32 byte_plane(const int* v, int shift) {
-  return ((kopt_u32)(v[0] >> shift) & 0xFFu) | (((kopt_u32)(v[1] >> shift) & 0xFFu) << 8) |
-         (((kopt_u32)(v[2] >> shift) & 0xFFu) << 16) | (((kopt_u32)(v[3] >> shift) & 0xFFu) << 24);
+// The eight fp16 of one uint4 as floats; returns the largest |x| of them.
+KOPT_INLINE float half8_to_float(const uint4 h, float* v) {
+  const kopt_u32 hw[4] = {h.x, h.y, h.z, h.w};
+  float largest = 0.f;
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
+    v[2 * e] = f.x;
+    v[2 * e + 1] = f.y;
+    largest = fmaxf(largest, fmaxf(fabsf(f.x), fabsf(f.y)));
+  }
+  return largest;
+}
+
+// E of a chunk from its largest |x| (zeros and subnormals scale like fp16's
+// smallest normal).
+KOPT_INLINE int chunk_exponent(float largest) {
+  return max((__float_as_int(largest) >> 23) - 127, -14);
+}
+
+// Rounds eight x (k = 8j + i, i = 0..7) to X and writes their byte planes in
+// the shared-memory order (per plane, low first: even k, then odd k); returns
+// ΣX. Adding 1.5·2^23 rounds to the nearest integer (ties to even, as
+// __float2int_rn) and leaves X in the low bits of the float, an FFMA and byte
+// permutes instead of a conversion and shifts per value.
+KOPT_INLINE int fixed_planes(const float* v, int E, kopt_u32* planes) {
+  const float to_fixed = __int_as_float((127 + XFRAC - E) << 23);  // 2^(XFRAC−E), exact
+  kopt_u32 b[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    b[i] = __float_as_uint(__fmaf_rn(v[i], to_fixed, 12582912.f));
+#if XPLANES == 3
+    b[i] -= 0x4B400000u;  // X in two's complement (for two planes its low 16 bits already are)
+#endif
+  }
+#pragma unroll
+  for (int odd = 0; odd < 2; ++odd) {
+    const kopt_u32 v0 = b[odd], v1 = b[2 + odd], v2 = b[4 + odd], v3 = b[6 + odd];
+#if XPLANES == 2
+    const kopt_u32 pa = __byte_perm(v0, v1, 0x5410), pb = __byte_perm(v2, v3, 0x5410);
+    planes[odd] = __byte_perm(pa, pb, 0x6420);
+    planes[2 + odd] = __byte_perm(pa, pb, 0x7531);
+#else
+#pragma unroll
+    for (int pl = 0; pl < 3; ++pl) {
+      const kopt_u32 sel = pl | ((pl + 4) << 4);
+      planes[2 * pl + odd] = __byte_perm(__byte_perm(v0, v1, sel), __byte_perm(v2, v3, sel), 0x5410);
+    }
+#endif
+  }
+  // ΣX from the planes: the high plane signed, the others unsigned.
+  const int ones = 0x01010101;
+  int sum = kopt_dot4_s8((int)planes[2 * XPLANES - 2], ones,
+                         kopt_dot4_s8((int)planes[2 * XPLANES - 1], ones, 0));
+#if XPLANES == 3
+  sum = 256 * sum + (int)kopt_dot4_u8(planes[2], ones, kopt_dot4_u8(planes[3], ones, 0u));
+#endif
+  return 256 * sum + (int)kopt_dot4_u8(planes[0], ones, kopt_dot4_u8(planes[1], ones, 0u));
+}
+
+// This thread's fp16 x for one round of convert_x (XLOADS uint4).
+KOPT_INLINE void load_x(const __half* __restrict__ x, int c_begin, int c_end, int round_begin,
+                        uint4* h) {
+  const int xvecs = (c_end - c_begin) * 4;
+  const uint4* xv_global = reinterpret_cast<const uint4*>(x) + c_begin * 4;
+#pragma unroll
+  for (int t = 0; t < XLOADS; ++t) {
+    const int i = round_begin + t * blockDim.x + threadIdx.x;
+    h[t] = i < xvecs ? xv_global[i] : make_uint4(0, 0, 0, 0);
+  }
 }
 
 // Converts chunks [c_begin, c_end) of x into the planes at xs (all threads of
-// the block take part). Four consecutive threads hold one chunk; its exponent
-// E is the largest among its 32 values, so X = x·2^(XFRAC−E) has
-// |X| < 2^(XBITS−1) (XFRAC = XBITS − 2).
-KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_begin, int c_end) {
+// the block take part; h holds the first round, from load_x). Four
+// consecutive threads hold one chunk.
+KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_begin, int c_end,
+                           uint4* h) {
   const int xvecs = (c_end - c_begin) * 4;
-  const uint4* xv_global = reinterpret_cast<const uint4*>(x) + c_begin * 4;
-  for (int base_i = 0; base_i < xvecs; base_i += XLOADS * blockDim.x) {
-    uint4 h[XLOADS];
+  const int warp_first = threadIdx.x & ~(KOPT_WARP_SIZE - 1);
+  for (int round_begin = 0; round_begin < xvecs; round_begin += XLOADS * blockDim.x) {
+    if (round_begin > 0) load_x(x, c_begin, c_end, round_begin, h);
 #pragma unroll
     for (int t = 0; t < XLOADS; ++t) {
-      const int i = base_i + t * blockDim.x + threadIdx.x;
-      h[t] = i < xvecs ? xv_global[i] : make_uint4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (int t = 0; t < XLOADS; ++t) {
-      const int i = base_i + t * blockDim.x + threadIdx.x;
-      const kopt_u32 hw[4] = {h[t].x, h[t].y, h[t].z, h[t].w};
+      // Whole warps past the end stop (the shuffles need whole warps).
+      if (round_begin + t * (int)blockDim.x + warp_first >= xvecs) break;
+      const int i = round_begin + t * blockDim.x + threadIdx.x;
       float v[8];
-      float sum = 0.f;
-      int field = 1;  // subnormals and zeros scale like the smallest normal
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
-        v[2 * e] = f.x;
-        v[2 * e + 1] = f.y;
-        sum += f.x + f.y;
-        field = max(field, (int)max((hw[e] >> 10) & 0x1Fu, (hw[e] >> 26) & 0x1Fu));
-      }
+      float largest = half8_to_float(h[t], v);
+      largest = fmaxf(largest, kopt_shfl_xor(largest, 1));
+      largest = fmaxf(largest, kopt_shfl_xor(largest, 2));
+      const int E = chunk_exponent(largest);
+      kopt_u32 planes[2 * XPLANES];
+      int sum = fixed_planes(v, E, planes);
       sum += kopt_shfl_xor(sum, 1);
       sum += kopt_shfl_xor(sum, 2);
-      field = max(field, kopt_shfl_xor(field, 1));
-      field = max(field, kopt_shfl_xor(field, 2));
-      const int E = field - 15;
-      const float to_fixed = __int_as_float((127 + XFRAC - E) << 23);  // 2^(XFRAC-E), exact
-      int even[4], odd[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        even[e] = __float2int_rn(v[2 * e] * to_fixed);
-        odd[e] = __float2int_rn(v[2 * e + 1] * to_fixed);
-      }
       if (i < xvecs) {
         kopt_u32* dst = xs + (i / 4) * XSTRIDE + (i % 4) * 2 * XPLANES;
 #pragma unroll
         for (int b = 0; b < XPLANES; ++b)
-          reinterpret_cast<uint2*>(dst)[b] = make_uint2(byte_plane(even, 8 * b), byte_plane(odd, 8 * b));
+          reinterpret_cast<uint2*>(dst)[b] = make_uint2(planes[2 * b], planes[2 * b + 1]);
         if (i % 4 == 0) {
-          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + XWORDS] = sum;
-          reinterpret_cast<float*>(xs)[(i / 4) * XSTRIDE + XWORDS + 1] =
-              __int_as_float((127 + E - XFRAC) << 23);
+          const float unit = __int_as_float((127 + E - XFRAC) << 23);  // 2^(E−XFRAC)
+          reinterpret_cast<float2*>(xs + (i / 4) * XSTRIDE + XWORDS)[0] =
+              make_float2((float)sum * unit, unit);
         }
       }
     }
@@ -195,51 +252,19 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
 }
 
 // One lane converts one whole chunk (its 32 x as four uint4) into planes in
-// registers, with the same numbers as convert_x (zeros give zero planes).
+// registers, with exactly the numbers of convert_x (zeros give zero planes).
 KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   XPlanes out;
   float v[32];
-  float sum = 0.f;
-  int field = 1;
+  float largest = 0.f;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const kopt_u32 hw[4] = {h[j].x, h[j].y, h[j].z, h[j].w};
+  for (int j = 0; j < 4; ++j) largest = fmaxf(largest, half8_to_float(h[j], v + 8 * j));
+  const int E = chunk_exponent(largest);
+  int sum = 0;
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
-      v[8 * j + 2 * e] = f.x;
-      v[8 * j + 2 * e + 1] = f.y;
-      field = max(field, (int)max((hw[e] >> 10) & 0x1Fu, (hw[e] >> 26) & 0x1Fu));
-    }
-  }
-  // Σx in the order convert_x adds it: per 8 values, then the four quarters
-  // as the shuffles pair them ((0+1)+(2+3)).
-  float quarter[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    float q = 0.f;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) q += v[8 * j + 2 * e] + v[8 * j + 2 * e + 1];
-    quarter[j] = q;
-  }
-  sum = (quarter[0] + quarter[1]) + (quarter[2] + quarter[3]);
-  const int E = field - 15;
-  const float to_fixed = __int_as_float((127 + XFRAC - E) << 23);
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    int even[4], odd[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      even[e] = __float2int_rn(v[8 * j + 2 * e] * to_fixed);
-      odd[e] = __float2int_rn(v[8 * j + 2 * e + 1] * to_fixed);
-    }
-#pragma unroll
-    for (int b = 0; b < XPLANES; ++b) {
-      out.p[2 * XPLANES * j + 2 * b] = byte_plane(even, 8 * b);
-      out.p[2 * XPLANES * j + 2 * b + 1] = byte_plane(odd, 8 * b);
-    }
-  }
-  out.meta = make_float2(sum, __int_as_float((127 + E - XFRAC) << 23));
+  for (int j = 0; j < 4; ++j) sum += fixed_planes(v + 8 * j, E, out.p + 2 * XPLANES * j);
+  const float unit = __int_as_float((127 + E - XFRAC) << 23);
+  out.meta = make_float2((float)sum * unit, unit);
   return out;
 }
 
@@ -378,15 +403,18 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 #endif
     accumulate_step(part, q[d], so[d], xc);
   };
-  // The first stages go out before x is converted, so the prologue hides
-  // under their latency.
+  // The first stages go out before x is loaded and converted, so the
+  // prologue hides under their latency (x first was measured slower: the
+  // weight stream starts later).
   if (tile_active(blockIdx.x)) {
     point_at(blockIdx.x);
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d)
       if (d < steps) load(d, d);
   }
-  convert_x(x, xs, s_begin, s_end);
+  uint4 xh[XLOADS];
+  load_x(x, s_begin, s_end, 0, xh);
+  convert_x(x, xs, s_begin, s_end, xh);
   __syncthreads();
 
   // The tile loop's condition is the same for the whole block (KSPLIT and
@@ -557,6 +585,8 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
     for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
   };
 
+  uint4 xh[XLOADS];
+  load_x(x, 0, chunks, 0, xh);
   // Load cursor (lg, la) runs DEPTH units ahead of the consume cursor (cg, ca).
   int lg = begin / S, la = begin % S;
   auto advance = [&](int& grp, int& a) {
@@ -571,7 +601,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
       load(d, lg, la);
       advance(lg, la);
     }
-  convert_x(x, xs, 0, chunks);
+  convert_x(x, xs, 0, chunks, xh);
   __syncthreads();
 
   int cg = begin / S, ca = begin % S, a0 = ca;
