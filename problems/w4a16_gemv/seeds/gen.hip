@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "gen",
-  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5 and 6 fit K of 96, 160 or 192 chunks of 32 exactly: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5 and 6 fit K of 96, 160 or 192 chunks of 32 exactly: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv",
@@ -25,7 +25,8 @@
     "SCHED":  {"values": [0, 1], "default": 0},
     "XPF":    {"values": [0, 1], "default": 0},
     "XREG":   {"values": [0, 1], "default": 0},
-    "XBITS":  {"values": [24, 16], "default": 24}
+    "XBITS":  {"values": [24, 16], "default": 24},
+    "MINB":   {"values": [0, 2, 3, 4], "default": 0}
   }
 }
 */
@@ -268,8 +269,17 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   return out;
 }
 
+// MINB 0 leaves the register budget to the compiler: an explicit minimum of
+// one block lets it use up to 255 registers (measured: 182 and a third
+// slower on 7168x9216).
+#if MINB > 0
+#define GEMV_LAUNCH_BOUNDS __launch_bounds__(WARPS * KOPT_WARP_SIZE, MINB)
+#else
+#define GEMV_LAUNCH_BOUNDS __launch_bounds__(WARPS * KOPT_WARP_SIZE)
+#endif
+
 #if SCHED == 0
-KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
+KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
     gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
          float* __restrict__ ws, int K, int N, int G) {
   extern __shared__ kopt_u32 xs[];
@@ -304,7 +314,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
   float part[ROWS];
   auto tile_active = [&](int tile) { return tile < tiles && tile * cols_per_tile + local_col0 < N; };
   // Adds the lanes' sums of one tile and writes them: to y, or (SPLIT > 1)
-  // to this slice's row of the workspace, the last slice adding them all.
+  // to this slice's row of the workspace (added up by add_slices).
   auto finish_tile = [&](int tile, bool active) {
       const int col0 = tile * cols_per_tile + local_col0;
   #pragma unroll
@@ -339,30 +349,37 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
         }
         __syncthreads();  // partials are rewritten by the next tile
       }
-      if (SPLIT > 1) {
-        // The last of the SPLIT blocks to finish this tile adds the partials
-        // in slice order (deterministic) and rearms the tile's ticket.
-        int* tickets = reinterpret_cast<int*>(ws + (kopt_u64)SPLIT * N);
+  };
+
+  // SPLIT > 1: once all its tiles are written (so the fence waits for no
+  // weight load still in flight), the block takes a ticket per tile; the last
+  // of a tile's SPLIT blocks adds the slices in order (deterministic) and
+  // rearms the ticket.
+  auto add_slices = [&]() {
+    if (SPLIT == 1) return;
+    int* tickets = reinterpret_cast<int*>(ws + (kopt_u64)SPLIT * N);
+    __threadfence();
+    __syncthreads();
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      if (threadIdx.x == 0) {
+        last_of_tile = atomicAdd(&tickets[tile], 1) == SPLIT - 1;
+        if (last_of_tile) tickets[tile] = 0;
+      }
+      __syncthreads();
+      if (last_of_tile) {
         __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0) {
-          last_of_tile = atomicAdd(&tickets[tile], 1) == SPLIT - 1;
-          if (last_of_tile) tickets[tile] = 0;
-        }
-        __syncthreads();
-        if (last_of_tile) {
-          __threadfence();
-          const volatile float* slices = ws;  // written by other blocks: not from L1
-          const int first = tile * cols_per_tile;
-          const int end = min(N, first + cols_per_tile);
-          for (int n = first + threadIdx.x; n < end; n += blockDim.x) {
-            float v = 0.f;
-  #pragma unroll
-            for (int s = 0; s < SPLIT; ++s) v += slices[(kopt_u64)s * N + n];
-            y[n] = v;
-          }
+        const volatile float* slices = ws;  // written by other blocks: not from L1
+        const int first = tile * cols_per_tile;
+        const int end = min(N, first + cols_per_tile);
+        for (int n = first + threadIdx.x; n < end; n += blockDim.x) {
+          float v = 0.f;
+#pragma unroll
+          for (int s = 0; s < SPLIT; ++s) v += slices[(kopt_u64)s * N + n];
+          y[n] = v;
         }
       }
+      __syncthreads();  // last_of_tile is rewritten for the next tile
+    }
   };
 
 #if XREG == 0
@@ -489,6 +506,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
     }
   }
 #endif
+  add_slices();
 }
 #else
 // Stream-K. Unit u = (column group u / S, step u % S), a step being one
@@ -496,7 +514,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 // [me·U/LG, (me+1)·U/LG). A column group cut between warps is a run of pieces;
 // piece i of a group is written to the workspace, and the warp whose ticket
 // completes the group adds the pieces in index order.
-KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
+KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
     gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
          float* __restrict__ ws, int K, int N, int G) {
   extern __shared__ kopt_u32 xs[];
@@ -551,7 +569,9 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
     accumulate_step(part, q[d], so[d], xc);
   };
   // Steps [a0, a1) of group grp are done: a whole column group is written,
-  // a piece goes to the workspace.
+  // a piece goes to the workspace. Only a warp's first and last groups can
+  // be cut, so a warp leaves at most two pieces.
+  int cut0 = -1, cut1 = -1;
   auto flush = [&](int grp, int a0, int a1) {
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) part[r] = kopt_warp_sum(part[r]);
@@ -562,27 +582,40 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
           if (grp * ROWS + r < N) y[grp * ROWS + r] = part[r];
       } else {
         const kopt_i64 first = (kopt_i64)grp * S;
-        const int base = starts_upto(first);
-        const int index = starts_upto(first + a0) - base;
-        const int count = starts_upto(first + S - 1) - base + 1;
+        const int index = starts_upto(first + a0) - starts_upto(first);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) pieces[((kopt_u64)grp * S + index) * ROWS + r] = part[r];
-        __threadfence();
-        if (atomicAdd(&tickets[grp], 1) == count - 1) {
-          __threadfence();
-          const volatile float* done = pieces + (kopt_u64)grp * S * ROWS;
-#pragma unroll
-          for (int r = 0; r < ROWS; ++r) {
-            float v = 0.f;
-            for (int i = 0; i < count; ++i) v += done[i * ROWS + r];
-            if (grp * ROWS + r < N) y[grp * ROWS + r] = v;
-          }
-          tickets[grp] = 0;  // rearmed for the next call
-        }
+        if (cut0 < 0) cut0 = grp;
+        else cut1 = grp;
       }
     }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) part[r] = 0.f;
+  };
+  // After the warp's last step (so the fence waits for no weight load still
+  // in flight): a ticket per piece; the warp that completes a group adds its
+  // pieces in index order (deterministic) and rearms the ticket.
+  auto add_pieces = [&]() {
+    if (lane != 0 || cut0 < 0) return;
+    __threadfence();
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int grp = k == 0 ? cut0 : cut1;
+      if (grp < 0) continue;
+      const kopt_i64 first = (kopt_i64)grp * S;
+      const int count = starts_upto(first + S - 1) - starts_upto(first) + 1;
+      if (atomicAdd(&tickets[grp], 1) == count - 1) {
+        __threadfence();
+        const volatile float* done = pieces + (kopt_u64)grp * S * ROWS;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+          float v = 0.f;
+          for (int i = 0; i < count; ++i) v += done[i * ROWS + r];
+          if (grp * ROWS + r < N) y[grp * ROWS + r] = v;
+        }
+        tickets[grp] = 0;  // rearmed for the next call
+      }
+    }
   };
 
   uint4 xh[XLOADS];
@@ -625,5 +658,6 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 #pragma unroll
   for (int d = 0; d < DEPTH; ++d)
     if (u + d < end) step(d, u + d);
+  add_pieces();
 }
 #endif
