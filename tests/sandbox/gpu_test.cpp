@@ -53,8 +53,8 @@ TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
 }
 
 // The generator seed's other arithmetic and data paths (16-bit x, x in
-// registers, K split among a number of warps that is not a power of two)
-// pass the same check, at every group size.
+// registers, K split among a number of warps that is not a power of two,
+// stream-K, launch bounds) pass the same check, at every group size.
 TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
   const std::string gen = find_seed(test::w4a16_problem(), "gen")->source;
   const std::map<std::string, int64_t> settings[] = {
@@ -62,7 +62,8 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
       {{"XBITS", 16}, {"XPF", 1}, {"ROWS", 4}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 8}, {"WARPS", 8}, {"ROWS", 4}, {"DEPTH", 3}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 5}, {"WARPS", 5}, {"ROWS", 2}},
-      {{"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}}};
+      {{"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}},
+      {{"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}, {"MINB", 2}}};
   const Shape shapes[] = {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),
                           w4a16::shape(4096, 7168, 128), w4a16::shape(2048, 2880, 64)};
   for (const auto& params : settings)
