@@ -7,6 +7,7 @@
 #define HINT 1
 #define KSPLIT 1
 #define LPR 32
+#define MINB 0
 #define OCC 2
 #define ROWS 2
 #define SCHED 0
@@ -19,8 +20,8 @@
 #define relayout kopt_generic_gen_split2_relayout
 
 namespace kopt_generic_gen_split2 {
-// ---- candidate source: src_gen_201f6fa3.inc ----
-#include "src_gen_201f6fa3.inc"
+// ---- candidate source: src_gen_0546e673.inc ----
+#include "src_gen_0546e673.inc"
 #undef gemv
 #undef relayout
 
@@ -58,6 +59,7 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef HINT
 #undef KSPLIT
 #undef LPR
+#undef MINB
 #undef OCC
 #undef ROWS
 #undef SCHED
@@ -68,5 +70,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef XREG
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_generic_gen_split2 = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":2,\"WARPS\":4,\"XBITS\":24,\"XPF\":0,\"XREG\":0}", kopt_generic_gen_split2::kopt_supported, kopt_generic_gen_split2::kopt_packed_bytes, kopt_generic_gen_split2::kopt_workspace_bytes, kopt_generic_gen_split2::kopt_relayout, kopt_generic_gen_split2::kopt_call, true};
+extern const KoptKernelEntry kopt_entry_generic_gen_split2 = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":0,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":2,\"WARPS\":4,\"XBITS\":24,\"XPF\":0,\"XREG\":0}", kopt_generic_gen_split2::kopt_supported, kopt_generic_gen_split2::kopt_packed_bytes, kopt_generic_gen_split2::kopt_workspace_bytes, kopt_generic_gen_split2::kopt_relayout, kopt_generic_gen_split2::kopt_call, true};
 #endif
