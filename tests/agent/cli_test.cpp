@@ -169,7 +169,7 @@ TEST(CliTest, RunStartsFromGivenParametersAndTheLibrary) {
   }
 
   for (const std::vector<std::string>& bad : {std::vector<std::string>{"--start", "nope"},
-                                              {"--start", "gen:ROWS=3"},
+                                              {"--start", "gen:ROWS=5"},
                                               {"--start", "gen:ROWS"},
                                               {"--start", "gen:ROWS=2x"},
                                               {"--start", "/nonexistent.json"}}) {

@@ -62,6 +62,8 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
       {{"XBITS", 16}, {"XPF", 1}, {"ROWS", 4}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 8}, {"WARPS", 8}, {"ROWS", 4}, {"DEPTH", 3}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 5}, {"WARPS", 5}, {"ROWS", 2}},
+      {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 7}, {"WARPS", 14}, {"ROWS", 3}, {"MINB", 2}},
+      {{"XBITS", 16}, {"KSPLIT", 9}, {"WARPS", 9}, {"LPR", 16}, {"ROWS", 6}},
       {{"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}},
       {{"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}, {"MINB", 2}}};
   const Shape shapes[] = {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),

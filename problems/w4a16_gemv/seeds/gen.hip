@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "gen",
-  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5 and 6 fit K of 96, 160 or 192 chunks of 32 exactly: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them; 3 and 6 let a narrow N make one tile per SM or two). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5, 6 and 7 fit K of 96, 160, 192 or 224 chunks of 32 exactly, 9 fits 144 chunks in lane groups of 16: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv",
@@ -15,10 +15,10 @@
                "(1 - XREG) * cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4 <= 49152"],
   "params": {
     "DEPTH":  {"values": [1, 2, 3, 4, 6, 8], "default": 4},
-    "ROWS":   {"values": [1, 2, 4], "default": 2},
+    "ROWS":   {"values": [1, 2, 3, 4, 6], "default": 2},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
-    "WARPS":  {"values": [2, 3, 4, 5, 6, 8, 10, 12, 16], "default": 4},
-    "KSPLIT": {"values": [1, 2, 3, 4, 5, 6, 8], "default": 1},
+    "WARPS":  {"values": [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16], "default": 4},
+    "KSPLIT": {"values": [1, 2, 3, 4, 5, 6, 7, 8, 9], "default": 1},
     "SPLIT":  {"values": [1, 2, 3, 4, 6, 8], "default": 1},
     "OCC":    {"values": [1, 2, 3, 4, 6, 8, 16, 64], "default": 2},
     "HINT":   {"values": [0, 1, 2], "default": 1},
@@ -202,6 +202,12 @@ KOPT_INLINE int fixed_planes(const float* v, int E, kopt_u32* planes) {
   return 256 * sum + (int)kopt_dot4_u8(planes[0], ones, kopt_dot4_u8(planes[1], ones, 0u));
 }
 
+// A chunk's (Σx, 2^(E−XFRAC)) from its ΣX, as the sums use it.
+KOPT_INLINE float2 chunk_meta(int sum, int E) {
+  const float unit = __int_as_float((127 + E - XFRAC) << 23);  // 2^(E−XFRAC), exact
+  return make_float2((float)sum * unit, unit);
+}
+
 // This thread's fp16 x for one round of convert_x (XLOADS uint4).
 KOPT_INLINE void load_x(const __half* __restrict__ x, int c_begin, int c_end, int round_begin,
                         uint4* h) {
@@ -242,11 +248,8 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
 #pragma unroll
         for (int b = 0; b < XPLANES; ++b)
           reinterpret_cast<uint2*>(dst)[b] = make_uint2(planes[2 * b], planes[2 * b + 1]);
-        if (i % 4 == 0) {
-          const float unit = __int_as_float((127 + E - XFRAC) << 23);  // 2^(E−XFRAC)
-          reinterpret_cast<float2*>(xs + (i / 4) * XSTRIDE + XWORDS)[0] =
-              make_float2((float)sum * unit, unit);
-        }
+        if (i % 4 == 0)
+          reinterpret_cast<float2*>(xs + (i / 4) * XSTRIDE + XWORDS)[0] = chunk_meta(sum, E);
       }
     }
   }
@@ -264,8 +267,7 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   int sum = 0;
 #pragma unroll
   for (int j = 0; j < 4; ++j) sum += fixed_planes(v + 8 * j, E, out.p + 2 * XPLANES * j);
-  const float unit = __int_as_float((127 + E - XFRAC) << 23);
-  out.meta = make_float2((float)sum * unit, unit);
+  out.meta = chunk_meta(sum, E);
   return out;
 }
 
