@@ -15,7 +15,7 @@
                "(1 - XREG) * cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4 <= 49152"],
   "params": {
     "DEPTH":  {"values": [1, 2, 3, 4, 6, 8], "default": 4},
-    "ROWS":   {"values": [1, 2, 3, 4, 6], "default": 2},
+    "ROWS":   {"values": [1, 2, 3, 4, 6, 8, 12], "default": 2},
     "LPR":    {"values": [4, 8, 16, 32, 64], "default": 32},
     "WARPS":  {"values": [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16], "default": 4},
     "KSPLIT": {"values": [1, 2, 3, 4, 5, 6, 7, 8, 9], "default": 1},
