@@ -20,8 +20,8 @@
 #define relayout kopt_generic_gen_relayout
 
 namespace kopt_generic_gen {
-// ---- candidate source: src_gen_dd9706a6.inc ----
-#include "src_gen_dd9706a6.inc"
+// ---- candidate source: src_gen_80c77c26.inc ----
+#include "src_gen_80c77c26.inc"
 #undef gemv
 #undef relayout
 
