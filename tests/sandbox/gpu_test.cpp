@@ -54,8 +54,10 @@ TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
 
 // The generator seed's other arithmetic and data paths (16-bit x, x in
 // registers, K split among a number of warps that is not a power of two,
-// 8 and 12 columns per lane group with tiles past N, stream-K, launch
-// bounds) pass the same check, at every group size.
+// 8 and 12 columns per lane group with tiles past N, high nibbles
+// multiplied in place, the chunk maxima in half2 (both with 24-bit x too,
+// where DOT falls back), stream-K, launch bounds) pass the same check, at
+// every group size.
 TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
   const std::string gen = find_seed(test::w4a16_problem(), "gen")->source;
   const std::map<std::string, int64_t> settings[] = {
@@ -67,6 +69,15 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
       {{"XBITS", 16}, {"KSPLIT", 9}, {"WARPS", 9}, {"LPR", 16}, {"ROWS", 6}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 7}, {"WARPS", 7}, {"ROWS", 12}, {"DEPTH", 2}},
       {{"ROWS", 8}, {"LPR", 8}, {"WARPS", 2}, {"DEPTH", 2}},
+      {{"XBITS", 16}, {"DOT", 1}, {"XMAX", 1}, {"ROWS", 3}},
+      {{"XBITS", 16},
+       {"DOT", 1},
+       {"XMAX", 1},
+       {"XREG", 1},
+       {"KSPLIT", 5},
+       {"WARPS", 10},
+       {"ROWS", 4}},
+      {{"XMAX", 1}, {"DOT", 1}},
       {{"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}},
       {{"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}, {"MINB", 2}}};
   const Shape shapes[] = {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),

@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "gen",
-  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them; 3 and 6 let a narrow N make one tile per SM or two). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5, 6 and 7 fit K of 96, 160, 192 or 224 chunks of 32 exactly, 9 fits 144 chunks in lane groups of 16: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory once for all of them; 3 and 6 let a narrow N make one tile per SM or two). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5, 6 and 7 fit K of 96, 160, 192 or 224 chunks of 32 exactly, 9 fits 144 chunks in lane groups of 16: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). DOT: 1 multiplies the high nibbles in place (16·q, no shift: a third fewer integer-ALU instructions per nibble word, the busiest pipe) with a signed-by-unsigned dp4a, where the GPU has one (NVIDIA) and x has two planes; otherwise as 0. XMAX: 1 takes the largest |x| of a chunk (its exponent) in half2 arithmetic, two values per instruction off the integer ALU, where the headers have __hmax2 (NVIDIA); otherwise as 0. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv",
@@ -26,7 +26,9 @@
     "XPF":    {"values": [0, 1], "default": 0},
     "XREG":   {"values": [0, 1], "default": 0},
     "XBITS":  {"values": [24, 16], "default": 24},
-    "MINB":   {"values": [0, 2, 3, 4], "default": 0}
+    "MINB":   {"values": [0, 2, 3, 4], "default": 0},
+    "DOT":    {"values": [0, 1], "default": 0},
+    "XMAX":   {"values": [0, 1], "default": 0}
   }
 }
 */
@@ -58,6 +60,13 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
 // then Σx and the chunk's scale 2^(E - XFRAC). 28 (or 20) words, so eight
 // consecutive lanes' 16-byte reads fall on distinct banks.
 #define XPLANES (XBITS / 8)
+// DOT 1's path: only with two planes (the sums stay below 2^28) and a
+// mixed-sign dp4a (gfx906 has none and compiles DOT 0's path).
+#if DOT == 1 && XPLANES == 2 && defined(KOPT_NVIDIA)
+#define ODD_IN_PLACE 1
+#else
+#define ODD_IN_PLACE 0
+#endif
 #define XWORDS (XPLANES * 8)
 #define XSTRIDE (XWORDS + 4)
 #define XLOADS 4
@@ -76,6 +85,24 @@ KOPT_INLINE uint4 load_weights(const kopt_u8* p) {
 // (the byte planes keep every partial sum below 2^31), returned as float.
 KOPT_INLINE float dot32(const uint4 q, const kopt_u32* p) {
   const kopt_u32 words[4] = {q.x, q.y, q.z, q.w};
+#if ODD_IN_PLACE
+  // Odd nibbles masked in place are 16·q (at most 240: unsigned bytes), so
+  // their sums come 16 times too large; the even ones are scaled to match
+  // and chunk_meta's unit carries the 1/16. 16·Σ X·q is a multiple of 16
+  // below 2^28 in magnitude: exact in int32 and in float.
+  kopt_u32 lo_even = 0, lo_odd = 0;
+  int hi_even = 0, hi_odd = 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const kopt_u32 even = words[j] & 0x0F0F0F0Fu, odd16 = words[j] & 0xF0F0F0F0u;
+    const kopt_u32* pj = p + 4 * j;
+    lo_even = kopt_dot4_u8(pj[0], even, lo_even);
+    lo_odd = kopt_dot4_u8(pj[1], odd16, lo_odd);
+    hi_even = kopt_dot4_s8((int)pj[2], (int)even, hi_even);
+    hi_odd = kopt_dot4_s8u8((int)pj[3], odd16, hi_odd);
+  }
+  return (float)(4096 * hi_even + 16 * (int)lo_even + 256 * hi_odd + (int)lo_odd);
+#else
   kopt_u32 lo = 0;
 #if XPLANES == 3
   kopt_u32 mid = 0;
@@ -99,6 +126,7 @@ KOPT_INLINE float dot32(const uint4 q, const kopt_u32* p) {
 #else
   // |hi·256 + lo| < 2^24: exact in int32 and in float.
   return (float)(hi * 256 + (int)lo);
+#endif
 #endif
 }
 
@@ -142,18 +170,52 @@ KOPT_INLINE void accumulate_step(float* part, const uint4* q, const __half2* so,
 #define XFRAC 21
 #endif
 
-// The eight fp16 of one uint4 as floats; returns the largest |x| of them.
-KOPT_INLINE float half8_to_float(const uint4 h, float* v) {
+// The eight fp16 of one uint4 as floats.
+KOPT_INLINE void half8_to_float(const uint4 h, float* v) {
   const kopt_u32 hw[4] = {h.x, h.y, h.z, h.w};
-  float largest = 0.f;
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
     const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
     v[2 * e] = f.x;
     v[2 * e + 1] = f.y;
-    largest = fmaxf(largest, fmaxf(fabsf(f.x), fabsf(f.y)));
   }
-  return largest;
+}
+
+// The largest |x| of n uint4 of fp16. With XMAX on NVIDIA two halves per
+// instruction (a maximum is exact, so it equals the one over the floats)
+// instead of one float per integer-ALU instruction; otherwise over the
+// floats (the same conversions as half8_to_float's, shared by the
+// compiler; HIP's headers for gfx906 have no __hmax2).
+#if XMAX == 1 && defined(KOPT_NVIDIA)
+#define XMAX_HALF2 1
+#else
+#define XMAX_HALF2 0
+#endif
+KOPT_INLINE float largest_abs(const uint4* h, int n) {
+#if XMAX_HALF2
+  __half2 m = __habs2(*reinterpret_cast<const __half2*>(&h[0].x));
+#else
+  float m = 0.f;
+#endif
+#pragma unroll
+  for (int i = 0; i < n; ++i) {
+    const kopt_u32 hw[4] = {h[i].x, h[i].y, h[i].z, h[i].w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const __half2 v = *reinterpret_cast<const __half2*>(&hw[e]);
+#if XMAX_HALF2
+      m = __hmax2(m, __habs2(v));
+#else
+      const float2 f = __half22float2(v);
+      m = fmaxf(m, fmaxf(fabsf(f.x), fabsf(f.y)));
+#endif
+    }
+  }
+#if XMAX_HALF2
+  return fmaxf(__low2float(m), __high2float(m));
+#else
+  return m;
+#endif
 }
 
 // E of a chunk from its largest |x| (zeros and subnormals scale like fp16's
@@ -205,7 +267,8 @@ KOPT_INLINE int fixed_planes(const float* v, int E, kopt_u32* planes) {
 // A chunk's (Σx, 2^(E−XFRAC)) from its ΣX, as the sums use it.
 KOPT_INLINE float2 chunk_meta(int sum, int E) {
   const float unit = __int_as_float((127 + E - XFRAC) << 23);  // 2^(E−XFRAC), exact
-  return make_float2((float)sum * unit, unit);
+  // With ODD_IN_PLACE dot32 returns 16 times the sum: its unit is 2^-4 less.
+  return make_float2((float)sum * unit, ODD_IN_PLACE ? unit * 0.0625f : unit);
 }
 
 // This thread's fp16 x for one round of convert_x (XLOADS uint4).
@@ -235,7 +298,8 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
       if (round_begin + t * (int)blockDim.x + warp_first >= xvecs) break;
       const int i = round_begin + t * blockDim.x + threadIdx.x;
       float v[8];
-      float largest = half8_to_float(h[t], v);
+      half8_to_float(h[t], v);
+      float largest = largest_abs(&h[t], 1);
       largest = fmaxf(largest, kopt_shfl_xor(largest, 1));
       largest = fmaxf(largest, kopt_shfl_xor(largest, 2));
       const int E = chunk_exponent(largest);
@@ -260,10 +324,9 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
 KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   XPlanes out;
   float v[32];
-  float largest = 0.f;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) largest = fmaxf(largest, half8_to_float(h[j], v + 8 * j));
-  const int E = chunk_exponent(largest);
+  for (int j = 0; j < 4; ++j) half8_to_float(h[j], v + 8 * j);
+  const int E = chunk_exponent(largest_abs(h, 4));
   int sum = 0;
 #pragma unroll
   for (int j = 0; j < 4; ++j) sum += fixed_planes(v + 8 * j, E, out.p + 2 * XPLANES * j);
