@@ -4,6 +4,7 @@
 #include "kopt_launch.h"
 
 #define DEPTH 4
+#define DOT 0
 #define HINT 1
 #define KSPLIT 1
 #define LPR 32
@@ -14,14 +15,15 @@
 #define SPLIT 1
 #define WARPS 4
 #define XBITS 24
+#define XMAX 0
 #define XPF 0
 #define XREG 0
 #define gemv kopt_generic_gen_gemv
 #define relayout kopt_generic_gen_relayout
 
 namespace kopt_generic_gen {
-// ---- candidate source: src_gen_80c77c26.inc ----
-#include "src_gen_80c77c26.inc"
+// ---- candidate source: src_gen_1ac6809d.inc ----
+#include "src_gen_1ac6809d.inc"
 #undef gemv
 #undef relayout
 
@@ -56,6 +58,7 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 }  // namespace kopt_generic_gen
 
 #undef DEPTH
+#undef DOT
 #undef HINT
 #undef KSPLIT
 #undef LPR
@@ -66,9 +69,10 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef SPLIT
 #undef WARPS
 #undef XBITS
+#undef XMAX
 #undef XPF
 #undef XREG
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":0,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XBITS\":24,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
+extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"DOT\":0,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":0,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XBITS\":24,\"XMAX\":0,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
 #endif
