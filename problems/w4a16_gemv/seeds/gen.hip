@@ -182,39 +182,30 @@ KOPT_INLINE void half8_to_float(const uint4 h, float* v) {
   }
 }
 
-// The largest |x| of n uint4 of fp16. With XMAX on NVIDIA two halves per
-// instruction (a maximum is exact, so it equals the one over the floats)
-// instead of one float per integer-ALU instruction; otherwise over the
-// floats (the same conversions as half8_to_float's, shared by the
-// compiler; HIP's headers for gfx906 have no __hmax2).
+// The largest |x| of n uint4 of fp16 (h) already converted to floats (v).
+// With XMAX on NVIDIA from the halves, two per instruction (a maximum is
+// exact, so it equals the one over the floats) instead of one float per
+// integer-ALU instruction; otherwise from the floats (HIP's headers for
+// gfx906 have no __hmax2).
 #if XMAX == 1 && defined(KOPT_NVIDIA)
 #define XMAX_HALF2 1
 #else
 #define XMAX_HALF2 0
 #endif
-KOPT_INLINE float largest_abs(const uint4* h, int n) {
+KOPT_INLINE float largest_abs(const uint4* h, const float* v, int n) {
 #if XMAX_HALF2
   __half2 m = __habs2(*reinterpret_cast<const __half2*>(&h[0].x));
-#else
-  float m = 0.f;
-#endif
 #pragma unroll
   for (int i = 0; i < n; ++i) {
     const kopt_u32 hw[4] = {h[i].x, h[i].y, h[i].z, h[i].w};
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const __half2 v = *reinterpret_cast<const __half2*>(&hw[e]);
-#if XMAX_HALF2
-      m = __hmax2(m, __habs2(v));
-#else
-      const float2 f = __half22float2(v);
-      m = fmaxf(m, fmaxf(fabsf(f.x), fabsf(f.y)));
-#endif
-    }
+    for (int e = 0; e < 4; ++e) m = __hmax2(m, __habs2(*reinterpret_cast<const __half2*>(&hw[e])));
   }
-#if XMAX_HALF2
   return fmaxf(__low2float(m), __high2float(m));
 #else
+  float m = 0.f;
+#pragma unroll
+  for (int i = 0; i < 8 * n; ++i) m = fmaxf(m, fabsf(v[i]));
   return m;
 #endif
 }
@@ -300,7 +291,7 @@ KOPT_INLINE void convert_x(const __half* __restrict__ x, kopt_u32* xs, int c_beg
       const int i = round_begin + t * blockDim.x + threadIdx.x;
       float v[8];
       half8_to_float(h[t], v);
-      float largest = largest_abs(&h[t], 1);
+      float largest = largest_abs(&h[t], v, 1);
       largest = fmaxf(largest, kopt_shfl_xor(largest, 1));
       largest = fmaxf(largest, kopt_shfl_xor(largest, 2));
       const int E = chunk_exponent(largest);
@@ -327,7 +318,7 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   float v[32];
 #pragma unroll
   for (int j = 0; j < 4; ++j) half8_to_float(h[j], v + 8 * j);
-  const int E = chunk_exponent(largest_abs(h, 4));
+  const int E = chunk_exponent(largest_abs(h, v, 4));
   int sum = 0;
 #pragma unroll
   for (int j = 0; j < 4; ++j) sum += fixed_planes(v + 8 * j, E, out.p + 2 * XPLANES * j);
