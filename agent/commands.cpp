@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "agent/export.h"
@@ -415,30 +416,38 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
     for (const auto& c : candidates) {
       std::vector<EvaluationRecord> evals;
       db->evaluations_of(c.id, &evals);
-      bool first = true;
+      // One line per candidate and shape (the build depends on both).
+      std::set<std::string> reported;
       for (const auto& e : evals) {
         EvalResult record =
             eval_result_from_json(nlohmann::json::parse(e.record_json, nullptr, false));
         if (record.targets[kOfflineTarget].checked) continue;
-        // The run's problem gives the device helpers the source compiles with.
+        // Built as it was evaluated: for the evaluation's shape, with the
+        // run's problem's device helpers.
+        Shape shape;
+        if (Status ps = parse_shape_key(record.shape, &shape); !ps.ok()) {
+          fmt::print(stderr, "kopt check-amd: evaluation {}: {}\n", e.id, ps.message());
+          continue;
+        }
         TargetResources a = sandbox.check_amd(run.shape.substr(0, run.shape.find(':')), c.source,
-                                              params_from_json(c.params_json));
+                                              params_from_json(c.params_json), shape);
         if (!a.checked) continue;
         record.targets[kOfflineTarget] = a;
         if (!(s = db->update_evaluation_record(e.id, to_json(record).dump())).ok()) {
           fmt::print(stderr, "kopt check-amd: {}\n", s.message());
           return kExitInternal;
         }
-        if (first) {
-          fmt::print("candidate {} ({} {}): {}\n", c.id, c.name, c.params_json, describe_amd(a));
+        if (reported.insert(record.shape).second) {
+          fmt::print("candidate {} ({} {}) on {}: {}\n", c.id, c.name, c.params_json, shape.name(),
+                     describe_amd(a));
           ++checked;
           not_portable += a.compiled ? 0 : 1;
-          first = false;
         }
       }
     }
   }
-  fmt::print("{} candidate(s) checked for gfx906, {} not portable\n", checked, not_portable);
+  fmt::print("{} build(s) (candidate and shape) checked for gfx906, {} not portable\n", checked,
+             not_portable);
   return not_portable ? kExitRejected : kExitOk;
 }
 
@@ -462,7 +471,8 @@ int run_check_amd(const std::string& problem, const std::vector<std::string>& fi
       fmt::print(stderr, "kopt check-amd: {}\n", s.message());
       return kExitUsage;
     }
-    TargetResources a = sandbox.check_amd(problem, source, {});
+    // A file has no shape: built as for any shape (no size macros).
+    TargetResources a = sandbox.check_amd(problem, source, {}, Shape{problem, {}});
     fmt::print("{}: {}\n", file, describe_amd(a));
     if (!a.compiled) {
       exit_code = kExitRejected;

@@ -276,6 +276,13 @@ std::vector<std::string> parameter_defines(const Candidate& c) {
   return out;
 }
 
+std::vector<std::string> shape_defines(const Shape& shape) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : shape.vars)
+    out.push_back("-DKOPT_SHAPE_" + name + "=" + std::to_string(value));
+  return out;
+}
+
 std::string candidate_key(const Candidate& c) {
   // FNV-1a over the source and the parameter values: stable across builds.
   uint64_t h = 1469598103934665603ull;

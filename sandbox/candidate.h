@@ -106,6 +106,14 @@ Status plan_launches(const Candidate& candidate, const Shape& shape, const Devic
 // Compile-time macros for the chosen parameters ("-DROWS=4" ...), sorted by name.
 std::vector<std::string> parameter_defines(const Candidate& candidate);
 
+// Compile-time macros for the shape a kernel is built for ("-DKOPT_SHAPE_K=7168"
+// ...), sorted by variable name; none for a shape without variables. Every
+// per-shape build (evaluation, gfx906 check, exported entry) defines them, so
+// a kernel may fold the sizes into constants; a build for any shape (the
+// library's generic variants) defines none, and the kernel must then read
+// its arguments.
+std::vector<std::string> shape_defines(const Shape& shape);
+
 // A short stable identity of source + parameter values (hex of a 64-bit hash).
 std::string candidate_key(const Candidate& candidate);
 

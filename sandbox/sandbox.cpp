@@ -12,7 +12,8 @@ Sandbox::Sandbox(SandboxOptions options)
       worker_(options_.worker_command, options_.limits, options_.events_on_stdout) {}
 
 TargetResources Sandbox::check_amd(const std::string& problem_id, const std::string& source,
-                                   const std::map<std::string, int64_t>& params) {
+                                   const std::map<std::string, int64_t>& params,
+                                   const Shape& shape) {
   TargetResources r;
   const Problem* problem = nullptr;
   if (Status ps = problem_by_id(problem_id, &problem); !ps.ok()) {
@@ -24,7 +25,11 @@ TargetResources Sandbox::check_amd(const std::string& problem_id, const std::str
     r.note = "not checked: " + ps.message();
     return r;
   }
-  const std::string key = problem->id() + "/" + candidate_key(c);
+  std::vector<std::string> defines = parameter_defines(c);
+  const std::vector<std::string> sizes = shape_defines(shape);
+  defines.insert(defines.end(), sizes.begin(), sizes.end());
+  std::string key = problem->id() + "/" + candidate_key(c);
+  for (const auto& d : sizes) key += " " + d;
   auto it = amd_cache_.find(key);
   if (it != amd_cache_.end()) return it->second;
   std::vector<std::string> kernels;
@@ -36,8 +41,7 @@ TargetResources Sandbox::check_amd(const std::string& problem_id, const std::str
     r.note = "not checked: " + s.message();
     return r;
   }
-  s = check_gfx906(amd_, assemble_source(*problem, cleaned), parameter_defines(c),
-                   options_.amd_timeout_s, &r);
+  s = check_gfx906(amd_, assemble_source(*problem, cleaned), defines, options_.amd_timeout_s, &r);
   if (!s.ok()) r.note = "not checked: " + s.message();
   amd_cache_[key] = r;
   return r;
@@ -53,7 +57,8 @@ EvalResult Sandbox::evaluate(const EvalRequest& request) {
     r.targets[kOfflineTarget].note = "not applicable: a library baseline";
   else if (options_.amd_check && r.verdict != Verdict::kContractError &&
            r.verdict != Verdict::kStaticRejected)
-    r.targets[kOfflineTarget] = check_amd(request.shape.problem, request.source, request.params);
+    r.targets[kOfflineTarget] =
+        check_amd(request.shape.problem, request.source, request.params, request.shape);
   else if (!options_.amd_check)
     r.targets[kOfflineTarget].note = "not checked: disabled";
   return r;

@@ -33,10 +33,12 @@ class Sandbox {
   const AmdToolchain& amd_toolchain() const { return amd_; }
   int worker_restarts() const { return worker_.restarts(); }
 
-  // The gfx906 check alone (cached per problem, source and parameters: it
-  // does not depend on the shape; the problem gives the device helpers).
+  // The gfx906 check alone, built as for `shape` (its sizes as compile-time
+  // macros, sandbox/candidate.h; a shape without variables: the build for any
+  // shape), cached per problem, source, parameters and shape; the problem
+  // gives the device helpers.
   TargetResources check_amd(const std::string& problem_id, const std::string& source,
-                            const std::map<std::string, int64_t>& params);
+                            const std::map<std::string, int64_t>& params, const Shape& shape);
 
  private:
   SandboxOptions options_;

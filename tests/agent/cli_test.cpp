@@ -488,7 +488,8 @@ TEST(CliTest, CheckAmdFillsInADatabase) {
   }
   Outcome o = kopt_cli({"check-amd", "--db", path});
   EXPECT_EQ(o.code, kExitOk) << o.output;
-  EXPECT_NE(o.output.find("1 candidate(s) checked"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("1 build(s) (candidate and shape) checked"), std::string::npos)
+      << o.output;
   std::unique_ptr<Database> db;
   ASSERT_TRUE(Database::open(path, &db).ok());
   std::vector<EvaluationRecord> evals;

@@ -187,6 +187,36 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());
 }
 
+// A tuned entry is built as it was evaluated, with its shape's sizes as
+// macros (defined before the source, undefined after it, so the next entry
+// of a build starts clean); a generic entry, built for any shape, has none.
+TEST(ExportTest, TunedEntriesDefineTheirShapeAndGenericOnesDoNot) {
+  ExportedKernel tuned, generic;
+  tuned.symbol = "k5120x3072_g64";
+  tuned.shape = w4a16::shape(5120, 3072, 64);
+  generic.symbol = "generic_gen";
+  for (ExportedKernel* k : {&tuned, &generic})
+    ASSERT_TRUE(parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, {{"SHAPE", 1}},
+                                &k->candidate)
+                    .ok());
+  GeneratedKernel gt, gg;
+  ASSERT_TRUE(generate_kernel_source(test::w4a16_problem(), tuned, &gt).ok());
+  ASSERT_TRUE(generate_kernel_source(test::w4a16_problem(), generic, &gg).ok());
+  const std::string& t = gt.entry_text;
+  for (const auto& [name, value] :
+       std::map<std::string, int>{{"K", 5120}, {"N", 3072}, {"G", 64}}) {
+    const size_t defined =
+        t.find("#define KOPT_SHAPE_" + name + " " + std::to_string(value) + "\n");
+    const size_t included = t.find("#include \"" + gt.source_file + "\"");
+    const size_t undefined = t.find("#undef KOPT_SHAPE_" + name + "\n");
+    ASSERT_NE(defined, std::string::npos) << name;
+    ASSERT_NE(undefined, std::string::npos) << name;
+    EXPECT_LT(defined, included) << name;
+    EXPECT_GT(undefined, included) << name;
+  }
+  EXPECT_EQ(gg.entry_text.find("KOPT_SHAPE_"), std::string::npos);
+}
+
 // Every generic variant serves the AMD build too: each builds for gfx906
 // (wave64) with no scratch.
 TEST(ExportTest, GenericVariantsBuildForGfx906WithoutScratch) {
@@ -199,7 +229,8 @@ TEST(ExportTest, GenericVariantsBuildForGfx906WithoutScratch) {
   }
   for (const auto& v : test::w4a16_problem().library().generic_variants) {
     const TargetResources r =
-        sandbox.check_amd(w4a16::kId, find_seed(test::w4a16_problem(), v.seed)->source, v.params);
+        sandbox.check_amd(w4a16::kId, find_seed(test::w4a16_problem(), v.seed)->source, v.params,
+                          Shape{w4a16::kId, {}});
     EXPECT_TRUE(r.checked && r.compiled) << v.symbol << ": " << r.note;
     EXPECT_EQ(r.spill_bytes, 0) << v.symbol;
   }

@@ -7,6 +7,7 @@
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/candidate.h"
 #include "sandbox/prelude.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/static_checks.h"
 #include "tests/test_paths.h"
 
@@ -80,6 +81,32 @@ TEST(AmdOfflineTest, CompileErrorsAreRecorded) {
   EXPECT_TRUE(r.checked);
   EXPECT_FALSE(r.compiled);
   EXPECT_NE(r.log.find("nope"), std::string::npos);
+}
+
+// The sandbox's gfx906 check builds a candidate as it is evaluated: for one
+// shape, with that shape's sizes as macros; a shape without variables builds
+// it for any shape. The result is kept per shape, not per source alone.
+TEST(AmdOfflineTest, SandboxCheckBuildsForTheShapeItIsGiven) {
+  AmdToolchain tc;
+  if (!toolchain_or_skip(&tc)) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
+  const std::string source = R"src(/* kopt:
+{"name": "t", "launches": [{"kernel": "gemv", "grid": ["N"], "block": ["WARP"]}]}
+*/
+#if !defined(KOPT_SHAPE_K) || KOPT_SHAPE_K != 5120 || KOPT_SHAPE_N != 3072 || KOPT_SHAPE_G != 64
+#error built for another shape
+#endif
+KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G) {}
+)src";
+  Sandbox sandbox;
+  const TargetResources right =
+      sandbox.check_amd(w4a16::kId, source, {}, w4a16::shape(5120, 3072, 64));
+  EXPECT_TRUE(right.checked && right.compiled) << right.note << right.log.substr(0, 2000);
+  for (const Shape& other : {w4a16::shape(4096, 3072, 64), Shape{w4a16::kId, {}}}) {
+    const TargetResources wrong = sandbox.check_amd(w4a16::kId, source, {}, other);
+    EXPECT_TRUE(wrong.checked) << other.key();
+    EXPECT_FALSE(wrong.compiled) << other.key();
+    EXPECT_NE(wrong.log.find("built for another shape"), std::string::npos) << other.key();
+  }
 }
 
 }  // namespace

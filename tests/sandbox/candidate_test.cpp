@@ -25,6 +25,15 @@ TEST(CandidateTest, ParsesContractAndDefaults) {
   EXPECT_EQ(parameter_defines(c), std::vector<std::string>{"-DROWS=2"});
 }
 
+// A per-shape build sees the shape's sizes as macros, sorted by name; a
+// shape without variables (a build for any shape) defines none.
+TEST(CandidateTest, ShapeDefinesNameEverySizeOfTheShape) {
+  EXPECT_EQ(shape_defines(w4a16::shape(7168, 1536, 64)),
+            (std::vector<std::string>{"-DKOPT_SHAPE_G=64", "-DKOPT_SHAPE_K=7168",
+                                      "-DKOPT_SHAPE_N=1536"}));
+  EXPECT_TRUE(shape_defines(Shape{w4a16::kId, {}}).empty());
+}
+
 TEST(CandidateTest, PlansLaunchesForAShape) {
   Candidate c;
   ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &c).ok());

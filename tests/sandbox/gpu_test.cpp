@@ -79,7 +79,18 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
        {"ROWS", 4}},
       {{"XMAX", 1}, {"DOT", 1}},
       {{"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}},
-      {{"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}, {"MINB", 2}}};
+      {{"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}, {"MINB", 2}},
+      // The shape's sizes as constants (the build is per shape), on each path.
+      {{"SHAPE", 1}, {"XBITS", 16}, {"XPF", 1}, {"ROWS", 1}, {"WARPS", 12}},
+      {{"SHAPE", 1},
+       {"XBITS", 16},
+       {"XREG", 1},
+       {"KSPLIT", 7},
+       {"WARPS", 7},
+       {"ROWS", 12},
+       {"XMAX", 1}},
+      {{"SHAPE", 1}, {"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}, {"DOT", 1}, {"XBITS", 16}},
+      {{"SHAPE", 1}, {"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}}};
   const Shape shapes[] = {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),
                           w4a16::shape(4096, 7168, 128), w4a16::shape(2048, 2880, 64)};
   for (const auto& params : settings)

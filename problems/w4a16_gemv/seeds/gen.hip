@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "gen",
-  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory, or converted in registers, once for all of them; 3 and 6 let a narrow N make one tile per SM or two; 8 and 12 share one conversion of x among more columns, which pays where a block has a single tile). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5, 6 and 7 fit K of 96, 160, 192 or 224 chunks of 32 exactly, 9 fits 144 chunks in lane groups of 16: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). DOT: 1 multiplies the high nibbles in place (16·q, no shift: a third fewer integer-ALU instructions per nibble word, the busiest pipe) with a signed-by-unsigned dp4a, where the GPU has one (NVIDIA) and x has two planes; otherwise as 0. XMAX: 1 takes the largest |x| of a chunk (its exponent) in half2 arithmetic, two values per instruction off the integer ALU, where the headers have __hmax2 (NVIDIA); otherwise as 0. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
+  "description": "Generator seed: dot's integer arithmetic (x as fixed point in byte planes in shared memory, nibbles masked into bytes, dp4a / v_dot4, int32 sums) under orthogonal structural knobs the search can move one at a time. DEPTH: 16-byte weight loads per lane and column issued before their first use (a ring of register stages refilled as each is consumed, and refilled with the next tile's first stages while the last ones are consumed). ROWS: columns per lane group (x read from shared memory, or converted in registers, once for all of them; 3 and 6 let a narrow N make one tile per SM or two; 8 and 12 share one conversion of x among more columns, which pays where a block has a single tile). LPR: lanes per lane group (a warp holds WARP / LPR groups). KSPLIT: warps of a block that split K for the same columns, added in a fixed order through shared memory (3, 5, 6 and 7 fit K of 96, 160, 192 or 224 chunks of 32 exactly, 9 fits 144 chunks in lane groups of 16: one chunk per lane with XREG). SPLIT: slices of K across the grid; the last block of a tile adds the slices in order (one launch, deterministic). OCC: blocks per SM before blocks become persistent and loop over tiles (64: one tile per block). HINT: cache policy of the weight stream (0 read-only path, 1 no L1 allocation, 2 no L1 allocation plus 256-byte L2 fetches). XREG: 1 keeps x in registers instead: each lane converts its own single chunk straight from global memory (no shared-memory prologue, no barrier before the first sums; needs KSPLIT and SPLIT to cut K into parts of at most LPR chunks), and the ring of DEPTH slots then spans successive tiles. XPF: 1 reads the next step's x from shared memory while the current step is computed. XBITS: fixed-point width of x, 24 (three byte planes, x rounded to 2^-22 of the largest x of its 32-value chunk) or 16 (two planes: a third fewer dp4a and shared-memory reads, x rounded to 2^-15 of its chunk's largest, far inside the 1e-2 rule). WARPS: warps per block. MINB: blocks per SM the compiler must fit (0: its own register budget; 2-4: launch bounds, fewer registers and more warps resident, possibly spills). DOT: 1 multiplies the high nibbles in place (16·q, no shift: a third fewer integer-ALU instructions per nibble word, the busiest pipe) with a signed-by-unsigned dp4a, where the GPU has one (NVIDIA) and x has two planes; otherwise as 0. XMAX: 1 takes the largest |x| of a chunk (its exponent) in half2 arithmetic, two values per instruction off the integer ALU, where the headers have __hmax2 (NVIDIA); otherwise as 0. SHAPE: 1 uses the sizes the kernel is built for (KOPT_SHAPE_K, _N, _G) as constants instead of its arguments, so divisions, tile counts and addresses fold at compile time; a build for any shape (the library's generic variants) defines none and reads the arguments. SCHED: 0 tiles of columns per block; 1 stream-K: the (column group, K step) units are divided evenly among all warps of the grid, so every warp finishes together whatever N is; a column cut between warps is finished by the last of them, which adds the pieces in order (deterministic).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemv",
@@ -28,7 +28,8 @@
     "XBITS":  {"values": [24, 16], "default": 24},
     "MINB":   {"values": [0, 2, 3, 4], "default": 0},
     "DOT":    {"values": [0, 1], "default": 0},
-    "XMAX":   {"values": [0, 1], "default": 0}
+    "XMAX":   {"values": [0, 1], "default": 0},
+    "SHAPE":  {"values": [0, 1], "default": 0}
   }
 }
 */
@@ -326,6 +327,20 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   return out;
 }
 
+// SHAPE 1: the sizes this build is for, where it is for one shape (kopt
+// builds per shape and defines KOPT_SHAPE_*), replace the arguments, which
+// equal them: the compiler then folds the divisions, tile counts and column
+// addresses the arguments would leave to run time.
+KOPT_INLINE void fold_shape_sizes(int& K, int& N, int& G) {
+#if SHAPE == 1 && defined(KOPT_SHAPE_K) && defined(KOPT_SHAPE_N) && defined(KOPT_SHAPE_G)
+  K = KOPT_SHAPE_K;
+  N = KOPT_SHAPE_N;
+  G = KOPT_SHAPE_G;
+#else
+  (void)K, (void)N, (void)G;
+#endif
+}
+
 // MINB 0 leaves the register budget to the compiler: an explicit minimum of
 // one block lets it use up to 255 registers (measured: 182 and a third
 // slower on 7168x9216).
@@ -339,6 +354,7 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
 KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
     gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
          float* __restrict__ ws, int K, int N, int G) {
+  fold_shape_sizes(K, N, G);
   extern __shared__ kopt_u32 xs[];
   __shared__ int last_of_tile;
   // The block's slice of K (all of it when SPLIT is 1), in 32-value chunks.
@@ -574,6 +590,7 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
 KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
     gemv(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
          float* __restrict__ ws, int K, int N, int G) {
+  fold_shape_sizes(K, N, G);
   extern __shared__ kopt_u32 xs[];
   const int chunks = K / 32;
   const int lane = threadIdx.x % KOPT_WARP_SIZE;
