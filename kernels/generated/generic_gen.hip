@@ -12,6 +12,7 @@
 #define OCC 2
 #define ROWS 2
 #define SCHED 0
+#define SHAPE 0
 #define SPLIT 1
 #define WARPS 4
 #define XBITS 24
@@ -22,8 +23,8 @@
 #define relayout kopt_generic_gen_relayout
 
 namespace kopt_generic_gen {
-// ---- candidate source: src_gen_1ac6809d.inc ----
-#include "src_gen_1ac6809d.inc"
+// ---- candidate source: src_gen_31a245ec.inc ----
+#include "src_gen_31a245ec.inc"
 #undef gemv
 #undef relayout
 
@@ -66,6 +67,7 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef OCC
 #undef ROWS
 #undef SCHED
+#undef SHAPE
 #undef SPLIT
 #undef WARPS
 #undef XBITS
@@ -74,5 +76,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef XREG
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"DOT\":0,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":0,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SPLIT\":1,\"WARPS\":4,\"XBITS\":24,\"XMAX\":0,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
+extern const KoptKernelEntry kopt_entry_generic_gen = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":4,\"DOT\":0,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":0,\"OCC\":2,\"ROWS\":2,\"SCHED\":0,\"SHAPE\":0,\"SPLIT\":1,\"WARPS\":4,\"XBITS\":24,\"XMAX\":0,\"XPF\":0,\"XREG\":0}", kopt_generic_gen::kopt_supported, kopt_generic_gen::kopt_packed_bytes, kopt_generic_gen::kopt_workspace_bytes, kopt_generic_gen::kopt_relayout, kopt_generic_gen::kopt_call, true};
 #endif
