@@ -327,6 +327,11 @@ KOPT_INLINE XPlanes convert_chunk(const uint4* h) {
   return out;
 }
 
+// Columns of a lane group rounded up to a power of two: the lane-group sums
+// spread the columns over the lanes where they fit (finish_tile).
+#define ROWS_POW2 (ROWS <= 1 ? 1 : ROWS <= 2 ? 2 : ROWS <= 4 ? 4 : ROWS <= 8 ? 8 : 16)
+#define SPREAD_SUMS (ROWS_POW2 <= LPR)
+
 // SHAPE 1: the sizes this build is for, where it is for one shape (kopt
 // builds per shape and defines KOPT_SHAPE_*), replace the arguments, which
 // equal them: the compiler then folds the divisions, tile counts and column
@@ -390,6 +395,37 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
   // to this slice's row of the workspace (added up by add_slices).
   auto finish_tile = [&](int tile, bool active) {
       const int col0 = tile * cols_per_tile + local_col0;
+  #if SPREAD_SUMS
+      // Each of the first log2(ROWS_POW2) steps halves the values a lane
+      // holds: the upper half of the step's lanes keep the upper half of the
+      // columns and send the lower half, the others the reverse, so a
+      // column's sum moves once per step instead of every column at every
+      // step (ROWS_POW2 - 1 shuffles where ROWS·log2(LPR) were). Lane sl then
+      // holds column sl / (LPR / ROWS_POW2); the plain steps finish it.
+      float v[ROWS_POW2];
+  #pragma unroll
+      for (int r = 0; r < ROWS_POW2; ++r) v[r] = r < ROWS ? part[r] : 0.f;
+  #pragma unroll
+      for (int step = 1; (ROWS_POW2 >> step) >= 1; ++step) {
+        const int n = ROWS_POW2 >> step, m = LPR >> step;
+        const bool upper = (sl & m) != 0;
+  #pragma unroll
+        for (int i = 0; i < n; ++i) {
+          const float send = upper ? v[i] : v[i + n];
+          const float keep = upper ? v[i + n] : v[i];
+          v[i] = keep + kopt_shfl_xor(send, m);
+        }
+      }
+  #pragma unroll
+      for (int m = LPR / (2 * ROWS_POW2); m > 0; m >>= 1) v[0] += kopt_shfl_xor(v[0], m);
+      // Lane sl ends with the total of column `row` of its group; one lane
+      // per column writes.
+      const float total = v[0];
+      const int row = sl / (LPR / ROWS_POW2);
+      const bool writer = sl % (LPR / ROWS_POW2) == 0 && row < ROWS;
+  #else
+      // More columns than lanes: every column through every step; lane 0
+      // writes them all.
   #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         float v = part[r];
@@ -397,20 +433,27 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
         for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
         part[r] = v;
       }
-      if (KSPLIT == 1) {
-        if (active && sl == 0)
+      const bool writer = sl == 0;
+  #endif
+      // Writes the group's columns below `columns` to dst: with SPREAD_SUMS
+      // one per writing lane, else lane 0 all of them.
+      auto write_columns = [&](float* dst, int columns) {
+        if (!writer) return;
+  #if SPREAD_SUMS
+        if (row < columns) dst[row] = total;
+  #else
   #pragma unroll
-          for (int r = 0; r < ROWS; ++r)
-            if (col0 + r < N) {
-              if (SPLIT == 1) y[col0 + r] = part[r];
-              else ws[(kopt_u64)blockIdx.y * N + col0 + r] = part[r];
-            }
+        for (int r = 0; r < ROWS; ++r)
+          if (r < columns) dst[r] = part[r];
+  #endif
+      };
+      if (KSPLIT == 1) {
+        if (active)
+          write_columns(SPLIT == 1 ? y + col0 : ws + (kopt_u64)blockIdx.y * N + col0, N - col0);
       } else {
         // K parts in a fixed order: deterministic.
         const int local = (colwarp * groups_per_warp + sub) * ROWS;
-        if (sl == 0)
-  #pragma unroll
-          for (int r = 0; r < ROWS; ++r) partials[kpart * cols_per_tile + local + r] = part[r];
+        write_columns(partials + kpart * cols_per_tile + local, ROWS);
         __syncthreads();
         for (int i = threadIdx.x; i < cols_per_tile; i += blockDim.x) {
           const int col = tile * cols_per_tile + i;
