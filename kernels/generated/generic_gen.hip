@@ -23,8 +23,8 @@
 #define relayout kopt_generic_gen_relayout
 
 namespace kopt_generic_gen {
-// ---- candidate source: src_gen_31a245ec.inc ----
-#include "src_gen_31a245ec.inc"
+// ---- candidate source: src_gen_6cc8f4fd.inc ----
+#include "src_gen_6cc8f4fd.inc"
 #undef gemv
 #undef relayout
 
