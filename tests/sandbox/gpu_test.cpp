@@ -69,6 +69,9 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
       {{"XBITS", 16}, {"KSPLIT", 9}, {"WARPS", 9}, {"LPR", 16}, {"ROWS", 6}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 7}, {"WARPS", 7}, {"ROWS", 12}, {"DEPTH", 2}},
       {{"ROWS", 8}, {"LPR", 8}, {"WARPS", 2}, {"DEPTH", 2}},
+      // More columns than lanes in a group: the sums take the plain path.
+      {{"ROWS", 12}, {"LPR", 8}, {"WARPS", 2}, {"XBITS", 16}},
+      {{"ROWS", 6}, {"LPR", 4}, {"WARPS", 2}, {"KSPLIT", 2}},
       {{"XBITS", 16}, {"DOT", 1}, {"XMAX", 1}, {"ROWS", 3}},
       {{"XBITS", 16},
        {"DOT", 1},
