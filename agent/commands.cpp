@@ -422,15 +422,14 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
         EvalResult record =
             eval_result_from_json(nlohmann::json::parse(e.record_json, nullptr, false));
         if (record.targets[kOfflineTarget].checked) continue;
-        // Built as it was evaluated: for the evaluation's shape, with the
-        // run's problem's device helpers.
+        // Built as it was evaluated: for the evaluation's shape (of the
+        // run's problem, whose device helpers it compiles with).
         Shape shape;
         if (Status ps = parse_shape_key(record.shape, &shape); !ps.ok()) {
           fmt::print(stderr, "kopt check-amd: evaluation {}: {}\n", e.id, ps.message());
           continue;
         }
-        TargetResources a = sandbox.check_amd(run.shape.substr(0, run.shape.find(':')), c.source,
-                                              params_from_json(c.params_json), shape);
+        TargetResources a = sandbox.check_amd(c.source, params_from_json(c.params_json), shape);
         if (!a.checked) continue;
         record.targets[kOfflineTarget] = a;
         if (!(s = db->update_evaluation_record(e.id, to_json(record).dump())).ok()) {
@@ -472,7 +471,7 @@ int run_check_amd(const std::string& problem, const std::vector<std::string>& fi
       return kExitUsage;
     }
     // A file has no shape: built as for any shape (no size macros).
-    TargetResources a = sandbox.check_amd(problem, source, {}, Shape{problem, {}});
+    TargetResources a = sandbox.check_amd(source, {}, Shape{problem, {}});
     fmt::print("{}: {}\n", file, describe_amd(a));
     if (!a.compiled) {
       exit_code = kExitRejected;

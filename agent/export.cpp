@@ -226,8 +226,8 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   for (const auto& [name, value] : c.params) s += fmt::format("#define {} {}\n", name, value);
   // A tuned entry is built as it was evaluated: its shape's sizes as
   // macros (sandbox/candidate.h, shape_defines); a generic one without.
-  for (const auto& [name, value] : k.shape.vars)
-    s += fmt::format("#define KOPT_SHAPE_{} {}\n", name, value);
+  const auto sizes = shape_macros(k.shape);
+  for (const auto& [name, value] : sizes) s += fmt::format("#define {} {}\n", name, value);
   std::vector<std::string> unique_kernels;
   for (const auto& name : kernels)
     if (std::find(unique_kernels.begin(), unique_kernels.end(), name) == unique_kernels.end())
@@ -271,7 +271,7 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   s += "  return hipGetLastError();\n}\n";
   s += fmt::format("}}  // namespace kopt_{}\n\n", k.symbol);
   for (const auto& [name, value] : c.params) s += fmt::format("#undef {}\n", name);
-  for (const auto& [name, value] : k.shape.vars) s += fmt::format("#undef KOPT_SHAPE_{}\n", name);
+  for (const auto& [name, value] : sizes) s += fmt::format("#undef {}\n", name);
   // The entry the dispatch table points at.
   std::string shape;  // the tuned shape's variables, then warp and sms (0: any)
   for (const auto& n : names) shape += fmt::format("{}, ", k.shape.var(n));
@@ -457,8 +457,7 @@ Status read_tuned_entries(const Problem& problem, const std::string& dir, Sandbo
       if (!std::regex_search(k.header, m, arch_re))
         return Status::error(file + ": its header names no architecture; export it again");
       k.targets.push_back(m[1]);
-      const TargetResources amd =
-          sandbox.check_amd(problem.id(), k.candidate.source, params, shape);
+      const TargetResources amd = sandbox.check_amd(k.candidate.source, params, shape);
       if (!is_amd_target(m[1]) && amd.checked && amd.compiled && amd.spill_bytes == 0) {
         k.targets.push_back(kOfflineTarget);
         k.target_notes[kOfflineTarget] =

@@ -276,10 +276,16 @@ std::vector<std::string> parameter_defines(const Candidate& c) {
   return out;
 }
 
+std::vector<std::pair<std::string, int64_t>> shape_macros(const Shape& shape) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [name, value] : shape.vars) out.emplace_back("KOPT_SHAPE_" + name, value);
+  return out;
+}
+
 std::vector<std::string> shape_defines(const Shape& shape) {
   std::vector<std::string> out;
-  for (const auto& [name, value] : shape.vars)
-    out.push_back("-DKOPT_SHAPE_" + name + "=" + std::to_string(value));
+  for (const auto& [name, value] : shape_macros(shape))
+    out.push_back("-D" + name + "=" + std::to_string(value));
   return out;
 }
 

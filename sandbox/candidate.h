@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/expr.h"
@@ -113,6 +114,9 @@ std::vector<std::string> parameter_defines(const Candidate& candidate);
 // library's generic variants) defines none, and the kernel must then read
 // its arguments.
 std::vector<std::string> shape_defines(const Shape& shape);
+// The same macros as (name, value) pairs ("KOPT_SHAPE_K", 7168), for a build
+// that writes them into the source (the exported entries).
+std::vector<std::pair<std::string, int64_t>> shape_macros(const Shape& shape);
 
 // A short stable identity of source + parameter values (hex of a 64-bit hash).
 std::string candidate_key(const Candidate& candidate);

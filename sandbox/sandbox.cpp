@@ -11,12 +11,12 @@ Sandbox::Sandbox(SandboxOptions options)
       amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
       worker_(options_.worker_command, options_.limits, options_.events_on_stdout) {}
 
-TargetResources Sandbox::check_amd(const std::string& problem_id, const std::string& source,
+TargetResources Sandbox::check_amd(const std::string& source,
                                    const std::map<std::string, int64_t>& params,
                                    const Shape& shape) {
   TargetResources r;
   const Problem* problem = nullptr;
-  if (Status ps = problem_by_id(problem_id, &problem); !ps.ok()) {
+  if (Status ps = problem_by_id(shape.problem, &problem); !ps.ok()) {
     r.note = "not checked: " + ps.message();
     return r;
   }
@@ -57,8 +57,7 @@ EvalResult Sandbox::evaluate(const EvalRequest& request) {
     r.targets[kOfflineTarget].note = "not applicable: a library baseline";
   else if (options_.amd_check && r.verdict != Verdict::kContractError &&
            r.verdict != Verdict::kStaticRejected)
-    r.targets[kOfflineTarget] =
-        check_amd(request.shape.problem, request.source, request.params, request.shape);
+    r.targets[kOfflineTarget] = check_amd(request.source, request.params, request.shape);
   else if (!options_.amd_check)
     r.targets[kOfflineTarget].note = "not checked: disabled";
   return r;

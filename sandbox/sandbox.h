@@ -35,10 +35,10 @@ class Sandbox {
 
   // The gfx906 check alone, built as for `shape` (its sizes as compile-time
   // macros, sandbox/candidate.h; a shape without variables: the build for any
-  // shape), cached per problem, source, parameters and shape; the problem
-  // gives the device helpers.
-  TargetResources check_amd(const std::string& problem_id, const std::string& source,
-                            const std::map<std::string, int64_t>& params, const Shape& shape);
+  // shape of its problem), cached per problem, source, parameters and shape;
+  // the shape's problem gives the device helpers.
+  TargetResources check_amd(const std::string& source, const std::map<std::string, int64_t>& params,
+                            const Shape& shape);
 
  private:
   SandboxOptions options_;
