@@ -144,9 +144,9 @@ Status load_config(const std::string& path, bool required, Config* out) {
   KOPT_RETURN_IF_ERROR(section("run", &table));
   if (table) {
     const StrictTable run(path, *table, "run");
-    KOPT_RETURN_IF_ERROR(
-        run.check_keys({"budget", "time", "tokens", "trials", "seed", "batch", "database",
-                        "unreachable_limit", "niche_every", "bandit", "repair_turns"}));
+    KOPT_RETURN_IF_ERROR(run.check_keys({"budget", "time", "tokens", "trials", "seed", "batch",
+                                         "database", "unreachable_limit", "niche_every", "bandit",
+                                         "repair_turns", "transfers"}));
     std::string time;
     int64_t seed = 0;
     KOPT_RETURN_IF_ERROR(run.read("budget", &c.budget));
@@ -164,6 +164,9 @@ Status load_config(const std::string& path, bool required, Config* out) {
     KOPT_RETURN_IF_ERROR(run.read("niche_every", &c.niche_every));
     KOPT_RETURN_IF_ERROR(run.read("bandit", &c.bandit));
     KOPT_RETURN_IF_ERROR(run.read("repair_turns", &c.repair_turns));
+    KOPT_RETURN_IF_ERROR(run.read("transfers", &c.transfers));
+    if (c.transfers < 0 || c.transfers > 64)
+      return run.error(*table->get("transfers"), "run.transfers must be between 0 and 64");
   }
   KOPT_RETURN_IF_ERROR(section("sandbox", &table));
   if (table) {

@@ -38,6 +38,7 @@ struct Config {
   int niche_every = 3;   // every n-th generation builds on another family's best; 0: never
   bool bandit = true;    // share proposals by improvement per cost (else by weight alone)
   int repair_turns = 1;  // per failed model candidate: the failure goes back to the model
+  int transfers = 3;     // a new run also starts from the best of this many nearest other shapes
   // [sandbox]
   double compile_timeout_s = 60;
   double run_timeout_s = 30;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -77,25 +78,79 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
   KOPT_RETURN_IF_ERROR(db_->create_run(&run));
   *run_id = run.id;
   std::set<std::string> keys;
-  auto add = [&](const Seed& seed, const std::map<std::string, int64_t>& params,
-                 const char* proposer) -> Status {
+  // Adds a candidate unless the run already has its key.
+  auto add = [&](const std::string& name, const std::string& source,
+                 const std::map<std::string, int64_t>& params, const char* proposer,
+                 std::vector<int64_t> parents) -> Status {
     CandidateRecord c;
     c.run_id = run.id;
-    c.name = seed.name;
-    c.source = seed.source;
+    c.name = name;
+    c.source = source;
     c.params_json = params_to_json(params);
-    c.key = proposal_key(seed.source, params);
+    c.key = proposal_key(source, params);
     c.proposer = proposer;
+    c.parents = std::move(parents);
     if (!keys.insert(c.key).second) return Status();
     return db_->add_candidate(&c);
   };
-  for (const auto& seed : problem->seeds()) KOPT_RETURN_IF_ERROR(add(seed, {}, "seed"));
+  for (const auto& seed : problem->seeds())
+    KOPT_RETURN_IF_ERROR(add(seed.name, seed.source, {}, "seed", {}));
   for (const auto& start : options_.starts) {
     const Seed* seed = find_seed(*problem, start.name);
     if (!seed) return Status::error("start point: no seed named '" + start.name + "'");
-    KOPT_RETURN_IF_ERROR(add(*seed, start.params, "start"));
+    KOPT_RETURN_IF_ERROR(add(seed->name, seed->source, start.params, "start", {}));
   }
+  std::vector<BestRow> transfers;
+  KOPT_RETURN_IF_ERROR(transfer_points(shape, &transfers));
+  for (const BestRow& t : transfers)
+    KOPT_RETURN_IF_ERROR(add(t.candidate.name, t.candidate.source,
+                             params_from_json(t.candidate.params_json), "transfer",
+                             {t.candidate.id}));
   return this->run(&run);
+}
+
+namespace {
+// How far apart two shapes of one problem are: the sum over their sizes of
+// |ln(a / b)|, so 5120x3072 is nearer 5120x3584 than 7168x9216.
+double shape_distance(const Shape& a, const Shape& b) {
+  double d = 0;
+  for (const auto& [name, value] : a.vars) {
+    const int64_t other = b.var(name);
+    if (value > 0 && other > 0)
+      d += std::abs(std::log(static_cast<double>(value) / static_cast<double>(other)));
+  }
+  return d;
+}
+}  // namespace
+
+Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow>* out) {
+  out->clear();
+  if (options_.transfers <= 0) return Status();
+  // Without a device there is nothing measured to transfer from (the run
+  // itself reports why it has none).
+  DeviceInfo device;
+  if (!evaluator_->device(&device).ok() || device.name.empty()) return Status();
+  std::vector<BestRow> bests;  // the fastest candidate of every shape on this GPU
+  KOPT_RETURN_IF_ERROR(db_->best("", device.name, 1, &bests));
+  std::vector<std::pair<double, size_t>> nearest;
+  for (size_t i = 0; i < bests.size(); ++i) {
+    Shape other;
+    if (!parse_shape_key(bests[i].evaluation.shape, &other).ok() ||
+        other.problem != shape.problem || other == shape)
+      continue;
+    nearest.push_back({shape_distance(shape, other), i});
+  }
+  std::stable_sort(nearest.begin(), nearest.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::set<std::string> taken;
+  for (const auto& [distance, i] : nearest) {
+    if (static_cast<int>(out->size()) >= options_.transfers) break;
+    const CandidateRecord& c = bests[i].candidate;
+    // One that this shape cannot run would only cost a candidate.
+    if (!runs_on(c.source, params_from_json(c.params_json), shape, device)) continue;
+    if (taken.insert(c.key).second) out->push_back(bests[i]);
+  }
+  return Status();
 }
 
 Status OptimizationLoop::resume(int64_t run_id) {

@@ -89,6 +89,13 @@ struct LoopOptions {
   // Evaluated with the seeds on a new run (proposer "start"); one equal to a
   // seed or to another start point is left out.
   std::vector<StartPoint> starts;
+  // A new run also starts from the fastest kernel of each of this many other
+  // shapes of the problem measured on the same GPU (nearest sizes first,
+  // proposer "transfer", where this shape can run them; one equal to a seed
+  // or a start point is left out): a kernel several parameters away from
+  // this shape's best is out of the mutator's reach, yet often near the best
+  // here when it won on a similar shape; 0: none.
+  int transfers = 3;
 };
 
 // One line of progress, after each candidate.
@@ -119,6 +126,9 @@ class OptimizationLoop {
 
  private:
   Status run(RunRecord* run);
+  // The candidates a new run for `shape` transfers from other shapes
+  // (LoopOptions::transfers), nearest first.
+  Status transfer_points(const Shape& shape, std::vector<BestRow>* out);
   // evaluate_batch for one candidate; `led`: it became the new best.
   Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate, bool* led);
   // Evaluates the candidates together and records each result in order;

@@ -41,6 +41,15 @@ std::string params_to_json(const std::map<std::string, int64_t>& params) {
   return j.dump();
 }
 
+bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
+             const Shape& shape, const DeviceInfo& device) {
+  if (device.multiprocessors <= 0 || device.warp_size <= 0) return true;
+  Candidate probe;
+  if (!parse_candidate(source, params, &probe).ok()) return false;
+  LaunchPlan plan;
+  return plan_launches(probe, shape, limits_of(device), &plan).ok() && plan.supported;
+}
+
 std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params) {
   Candidate c;
   if (parse_candidate(source, params, &c).ok()) return candidate_key(c);
@@ -114,17 +123,11 @@ bool next_unseen(const Candidate& c, const std::set<std::string>& seen, const Pr
   return false;
 }
 
-// False when the parameters fail the contract's requirements for this shape
-// and device (a candidate the sandbox would only answer "unsupported_shape"
-// for): the mutator moves again instead of spending the budget on it. When
-// the device is not known yet, every combination counts as runnable.
+// The mutator moves again instead of spending the budget on a combination
+// the shape cannot run.
 bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
               const ProposalContext& ctx) {
-  if (ctx.device.multiprocessors <= 0 || ctx.device.warp_size <= 0) return true;
-  Candidate probe;
-  if (!parse_candidate(c.source, params, &probe).ok()) return false;
-  LaunchPlan plan;
-  return plan_launches(probe, ctx.shape, limits_of(ctx.device), &plan).ok() && plan.supported;
+  return runs_on(c.source, params, ctx.shape, ctx.device);
 }
 
 // A move the shape cannot run (x in registers needs K cut into short parts,

@@ -279,6 +279,7 @@ int run_optimize(const RunCommand& cmd) {
   lo.niche_every = config.niche_every;
   lo.bandit = config.bandit;
   lo.repair_turns = config.repair_turns;
+  lo.transfers = config.transfers;
   lo.starts = std::move(starts);
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;

@@ -23,6 +23,7 @@ TEST(ConfigTest, TheShippedDefaultFileParses) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(c.budget, 100);
   EXPECT_EQ(c.database, "kopt.db");
+  EXPECT_EQ(c.transfers, 3);
   EXPECT_TRUE(c.models.empty());
 }
 
@@ -46,6 +47,9 @@ TEST(ConfigTest, CorruptOrInvalidConfigsAreClearErrors) {
   EXPECT_NE(s.message().find("line"), std::string::npos);
   EXPECT_FALSE(load_config(write_temp("[run]\nbudget = 0\n"), true, &c).ok());
   EXPECT_FALSE(load_config(write_temp("[run]\ntime = \"soon\"\n"), true, &c).ok());
+  s = load_config(write_temp("[run]\ntransfers = -1\n"), true, &c);
+  EXPECT_NE(s.message().find("run.transfers must be between 0 and 64"), std::string::npos)
+      << s.message();
   EXPECT_FALSE(load_config(write_temp("[[models]]\nname = \"no url\"\n"), true, &c).ok());
   EXPECT_FALSE(load_config("/nonexistent/kopt.toml", true, &c).ok());
   EXPECT_TRUE(load_config("/nonexistent/kopt.toml", false, &c).ok());

@@ -670,6 +670,82 @@ TEST(LoopTest, BanditSharesFollowImprovementPerCost) {
   EXPECT_EQ(bandit_shares(p)[1], 0);
 }
 
+// A measured `gen` kernel of another run: its own run on `shape_key`, the
+// parameters, the time, on `device`. Returns the candidate's id.
+int64_t measured_elsewhere(Database* db, const std::string& shape_key, const std::string& device,
+                           const std::map<std::string, int64_t>& params, double us) {
+  RunRecord run;
+  run.shape = shape_key;
+  EXPECT_TRUE(db->create_run(&run).ok());
+  CandidateRecord c;
+  c.run_id = run.id;
+  c.name = "gen";
+  c.source = test::w4a16_seed("gen").source;
+  c.params_json = params_to_json(params);
+  c.key = proposal_key(c.source, params);
+  c.proposer = "mutator";
+  EXPECT_TRUE(db->add_candidate(&c).ok());
+  EvaluationRecord e = test::evaluation_of(c, shape_key, device, "ok", us);
+  EXPECT_TRUE(db->add_evaluation(&e).ok());
+  return c.id;
+}
+
+// A new run starts from the fastest kernels of the nearest other shapes
+// measured on its GPU: on 5120x512, 5120x256's best (nearest) before
+// 4096x7168's; not a slower kernel of those shapes, nor 5120x768's best
+// measured on another GPU, nor 5120x384's, which K = 5120 cannot run (x in
+// registers with K in one part), nor more than `transfers` of them.
+TEST(LoopTest, ANewRunStartsFromTheBestOfTheNearestOtherShapes) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("transfers"), &db).ok());
+  const std::string gpu = test::FakeEvaluator::device_info().name;
+  const std::map<std::string, int64_t> nearest = {
+      {"DEPTH", 8}, {"XREG", 1}, {"KSPLIT", 5}, {"WARPS", 5}};
+  const int64_t near = measured_elsewhere(db.get(), "w4a16_gemv:5120x256", gpu, nearest, 2.0);
+  measured_elsewhere(db.get(), "w4a16_gemv:5120x256", gpu, {{"DEPTH", 6}}, 3.0);
+  const int64_t second =
+      measured_elsewhere(db.get(), "w4a16_gemv:4096x7168", gpu, {{"ROWS", 3}, {"OCC", 4}}, 6.0);
+  measured_elsewhere(db.get(), "w4a16_gemv:7168x9216", gpu, {{"ROWS", 4}}, 13.0);
+  measured_elsewhere(db.get(), "w4a16_gemv:5120x768", "Other GPU", {{"ROWS", 8}}, 1.0);
+  measured_elsewhere(db.get(), "w4a16_gemv:5120x384", gpu, {{"XREG", 1}, {"LPR", 32}}, 1.0);
+  // The fake GPU with the sizes the contract's requirements need.
+  class KnownDevice : public test::FakeEvaluator {
+   public:
+    Status device(DeviceInfo* out) override {
+      *out = device_info();
+      out->multiprocessors = 132;
+      out->warp_size = 32;
+      out->max_threads_per_block = 1024;
+      out->max_shared_bytes = 48 * 1024;
+      return Status();
+    }
+  };
+
+  auto transferred = [&](int transfers) {
+    KnownDevice eval;
+    LoopOptions o;
+    o.budget = 7;
+    o.transfers = transfers;
+    OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+    int64_t id = 0;
+    EXPECT_TRUE(loop.start(w4a16::shape(5120, 512, 64), "{}", &id).ok());
+    std::vector<CandidateRecord> cs;
+    EXPECT_TRUE(db->candidates_of_run(id, &cs).ok());
+    std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+    for (const auto& c : cs)
+      if (c.proposer == "transfer") out.push_back({c.params_json, c.parents});
+    return out;
+  };
+  const auto two = transferred(2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].first, params_to_json(nearest));
+  EXPECT_EQ(two[0].second, std::vector<int64_t>{near});
+  EXPECT_EQ(two[1].first, params_to_json({{"ROWS", 3}, {"OCC", 4}}));
+  EXPECT_EQ(two[1].second, std::vector<int64_t>{second});
+  EXPECT_EQ(transferred(1).size(), 1u);
+  EXPECT_TRUE(transferred(0).empty());
+}
+
 TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
   class NoDevice : public test::FakeEvaluator {
    public:

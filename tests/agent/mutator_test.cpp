@@ -106,5 +106,22 @@ TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
   EXPECT_GT(xreg, 0);
 }
 
+// runs_on answers for any source and shape: x in registers with K in one
+// part fits a warp's lanes on K = 512 (16 chunks), not on K = 7168 (224);
+// an unknown device leaves the judgement to the sandbox.
+TEST(MutatorTest, RunsOnChecksTheContractForTheShapeAndDevice) {
+  const std::string& gen = find_seed(test::w4a16_problem(), "gen")->source;
+  const std::map<std::string, int64_t> xreg = {{"XREG", 1}, {"KSPLIT", 1}, {"LPR", 32}};
+  DeviceInfo device;
+  device.multiprocessors = 132;
+  device.warp_size = 32;
+  device.max_threads_per_block = 1024;
+  device.max_shared_bytes = 48 * 1024;
+  EXPECT_TRUE(runs_on(gen, xreg, w4a16::shape(512, 7168, 64), device));
+  EXPECT_FALSE(runs_on(gen, xreg, w4a16::shape(7168, 9216, 64), device));
+  EXPECT_TRUE(runs_on(gen, xreg, w4a16::shape(7168, 9216, 64), DeviceInfo()));
+  EXPECT_FALSE(runs_on(gen, {{"ROWS", 5}}, w4a16::shape(512, 7168, 64), device));  // not a value
+}
+
 }  // namespace
 }  // namespace kopt
