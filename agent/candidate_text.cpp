@@ -54,6 +54,9 @@ std::string first_sentence(const std::string& answer) {
 
 std::string candidate_idea(const CandidateRecord& c, const CandidateRecord* parent) {
   if (c.proposer == "seed") return "seed";
+  // Its parent is the same kernel on another shape: no move to describe.
+  if (c.proposer == "transfer")
+    return "transferred: the fastest kernel of a nearby shape on this GPU, measured here as it is";
   if (parent && parent->source == c.source) {
     // Both sides with the contract's defaults filled in, so "{}" and an
     // explicit default compare equal.

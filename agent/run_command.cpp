@@ -466,12 +466,18 @@ int db_lineage(Database& db, int64_t id) {
   std::vector<CandidateRecord> chain;
   Status s = db.lineage(id, &chain);
   if (!s.ok()) return fail("db", s.message(), kExitUsage);
+  std::string home_shape;  // the shape of the first entry's last evaluation
   for (size_t i = 0; i < chain.size(); ++i) {
     std::vector<EvaluationRecord> evals;
     db.evaluations_of(chain[i].id, &evals);
+    std::string summary = verdict_summary(evals);
+    if (!evals.empty()) {
+      // A chain crosses shapes at a transfer: say where a step was measured.
+      if (i == 0) home_shape = evals.back().shape;
+      if (evals.back().shape != home_shape) summary += " on " + evals.back().shape;
+    }
     fmt::print("{}{} {} {} [{}] {}\n", std::string(2 * i, ' '), i ? "<- " : "", chain[i].id,
-               chain[i].name, chain[i].proposer,
-               chain[i].params_json + " " + verdict_summary(evals));
+               chain[i].name, chain[i].proposer, chain[i].params_json + " " + summary);
     // The chain runs newest first: a step's parent is the next entry.
     fmt::print("{}   idea: {}\n", std::string(2 * i, ' '),
                candidate_idea(chain[i], i + 1 < chain.size() ? &chain[i + 1] : nullptr));

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "agent/candidate_text.h"
 #include "agent/model_proposer.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "tests/agent/fakes.h"
@@ -742,6 +743,9 @@ TEST(LoopTest, ANewRunStartsFromTheBestOfTheNearestOtherShapes) {
   EXPECT_EQ(two[0].second, std::vector<int64_t>{near});
   EXPECT_EQ(two[1].first, params_to_json({{"ROWS", 3}, {"OCC", 4}}));
   EXPECT_EQ(two[1].second, std::vector<int64_t>{second});
+  CandidateRecord transfer, parent;
+  transfer.proposer = "transfer";
+  EXPECT_EQ(candidate_idea(transfer, &parent).rfind("transferred", 0), 0u);
   EXPECT_EQ(transferred(1).size(), 1u);
   EXPECT_TRUE(transferred(0).empty());
 }
