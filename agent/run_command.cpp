@@ -184,6 +184,7 @@ int run_optimize(const RunCommand& cmd) {
   if (!s.ok()) return fail("run", s.message(), kExitUsage);
   apply_environment(&config);
   if (cmd.budget) config.budget = *cmd.budget;
+  if (cmd.transfers) config.transfers = *cmd.transfers;
   if (cmd.trials) config.trials = *cmd.trials;
   if (!cmd.time.empty() && !(s = parse_duration(cmd.time, &config.time_s)).ok())
     return fail("run", s.message(), kExitUsage);

@@ -21,6 +21,7 @@ struct RunCommand {
   std::string config_path;  // default: kopt.toml if present
   std::optional<uint64_t> seed;
   std::optional<int> trials;
+  std::optional<int> transfers;  // overrides [run] transfers
   bool no_mutator = false;
   std::string prompts_dir;  // prompt templates to use instead of the built-in ones
   std::string gpus;         // "all" or "0,1": one worker per GPU (overrides [workers])

@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   int64_t run_budget = 0, run_resume = 0;
   uint64_t run_seed = 0;
   int run_trials = 1;
+  int run_transfers = 3;
   auto* run_cmd =
       app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
   run_cmd->add_option("--shape", run.shape,
@@ -135,6 +136,12 @@ int main(int argc, char** argv) {
       run_cmd->add_option("--trials", run_trials, "verification rounds per candidate")
           ->check(CLI::Range(1, 100));
   run_cmd->add_flag("--no-mutator", run.no_mutator, "only the named models propose");
+  auto* run_transfers_opt =
+      run_cmd
+          ->add_option("--transfers", run_transfers,
+                       "also start from the fastest kernel of this many nearest other shapes "
+                       "measured on the GPU (default from config: 3; 0: none)")
+          ->check(CLI::Range(0, 64));
   run_cmd->add_option("--start", run.starts,
                       "evaluate this first, after the seeds: SEED or SEED:NAME=V,NAME=V, or an "
                       "exported MANIFEST.json (its kernels for the shape); repeatable");
@@ -280,6 +287,7 @@ int main(int argc, char** argv) {
     if (*run_resume_opt) run.resume = run_resume;
     if (*run_seed_opt) run.seed = run_seed;
     if (*run_trials_opt) run.trials = run_trials;
+    if (*run_transfers_opt) run.transfers = run_transfers;
     if (!run.suite.empty()) return kopt::run_optimize_suite(run);
     if (run.shape.empty() && !run.resume) {
       std::fprintf(stderr, "kopt run: --shape KxN is required (or --suite NAME, or --resume ID)\n");

@@ -288,6 +288,9 @@ TEST(CliTest, VersionUnknownCommandsAndValidation) {
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("512x1024/g7"), std::string::npos) << o.output;
   EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--trials", "0"}).code, kExitUsage);
+  o = kopt_cli({"run", "--shape", "5120x256", "--transfers", "65"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("--transfers"), std::string::npos) << o.output;
   o = kopt_cli({"run", "--shape", "5120x256", "--prompts", "/nonexistent/prompts"});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("no prompt folder /nonexistent/prompts"), std::string::npos) << o.output;
