@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   int64_t run_budget = 0, run_resume = 0;
   uint64_t run_seed = 0;
   int run_trials = 1;
-  int run_transfers = 3;
+  int run_transfers = 0;  // read only when --transfers is given
   auto* run_cmd =
       app.add_subcommand("run", "Optimise one shape: propose, verify, time, record, repeat");
   run_cmd->add_option("--shape", run.shape,

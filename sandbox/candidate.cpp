@@ -289,6 +289,12 @@ std::vector<std::string> shape_defines(const Shape& shape) {
   return out;
 }
 
+std::vector<std::string> build_defines(const Candidate& c, const Shape& shape) {
+  std::vector<std::string> out = parameter_defines(c);
+  for (auto& d : shape_defines(shape)) out.push_back(std::move(d));
+  return out;
+}
+
 std::string candidate_key(const Candidate& c) {
   // FNV-1a over the source and the parameter values: stable across builds.
   uint64_t h = 1469598103934665603ull;

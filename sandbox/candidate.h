@@ -117,6 +117,10 @@ std::vector<std::string> shape_defines(const Shape& shape);
 // The same macros as (name, value) pairs ("KOPT_SHAPE_K", 7168), for a build
 // that writes them into the source (the exported entries).
 std::vector<std::pair<std::string, int64_t>> shape_macros(const Shape& shape);
+// Every macro of a per-shape build: parameter_defines, then shape_defines.
+// The GPU evaluation and the gfx906 check both build with exactly these, so
+// the check sees the kernel that was timed.
+std::vector<std::string> build_defines(const Candidate& candidate, const Shape& shape);
 
 // A short stable identity of source + parameter values (hex of a 64-bit hash).
 std::string candidate_key(const Candidate& candidate);

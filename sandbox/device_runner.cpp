@@ -296,8 +296,7 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
 
   enter("compile");
   std::vector<std::string> options = base_options;
-  for (const auto& d : parameter_defines(candidate)) options.push_back(d);
-  for (const auto& d : shape_defines(req.shape)) options.push_back(d);
+  for (const auto& d : build_defines(candidate, req.shape)) options.push_back(d);
   for (const auto& o : options)
     result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
   const Problem* problem = find_problem(req.shape.problem);

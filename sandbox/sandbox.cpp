@@ -25,11 +25,10 @@ TargetResources Sandbox::check_amd(const std::string& source,
     r.note = "not checked: " + ps.message();
     return r;
   }
-  std::vector<std::string> defines = parameter_defines(c);
-  const std::vector<std::string> sizes = shape_defines(shape);
-  defines.insert(defines.end(), sizes.begin(), sizes.end());
+  const std::vector<std::string> defines = build_defines(c, shape);
+  // Keyed by what is built: the source and every macro.
   std::string key = problem->id() + "/" + candidate_key(c);
-  for (const auto& d : sizes) key += " " + d;
+  for (const auto& d : defines) key += " " + d;
   auto it = amd_cache_.find(key);
   if (it != amd_cache_.end()) return it->second;
   std::vector<std::string> kernels;

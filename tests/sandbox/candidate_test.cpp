@@ -32,6 +32,13 @@ TEST(CandidateTest, ShapeDefinesNameEverySizeOfTheShape) {
             (std::vector<std::string>{"-DKOPT_SHAPE_G=64", "-DKOPT_SHAPE_K=7168",
                                       "-DKOPT_SHAPE_N=1536"}));
   EXPECT_TRUE(shape_defines(Shape{w4a16::kId, {}}).empty());
+  // The whole build: the parameters' macros, then the shape's.
+  Candidate c;
+  ASSERT_TRUE(parse_candidate(kMinimal, {}, &c).ok());
+  EXPECT_EQ(build_defines(c, w4a16::shape(512, 256, 64)),
+            (std::vector<std::string>{"-DROWS=2", "-DKOPT_SHAPE_G=64", "-DKOPT_SHAPE_K=512",
+                                      "-DKOPT_SHAPE_N=256"}));
+  EXPECT_EQ(build_defines(c, Shape{w4a16::kId, {}}), std::vector<std::string>{"-DROWS=2"});
 }
 
 TEST(CandidateTest, PlansLaunchesForAShape) {
