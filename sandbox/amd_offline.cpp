@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "sandbox/static_checks.h"
@@ -53,12 +53,21 @@ AmdToolchain AmdToolchain::find() {
 }
 
 void parse_amdgpu_resources(const std::string& s, TargetResources* out) {
-  auto scan = [&s](const char* key, bool take_max, int* value) {
-    std::regex re(std::string(";\\s*") + key + ":\\s*(\\d+)");
+  // "; Key: 123" comment lines of the assembler output, read without a
+  // regular expression (linear, bounded stack, whatever the text holds).
+  auto scan = [&s](const std::string& key, bool take_max, int* value) {
     bool first = true;
-    for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator();
-         ++it) {
-      int v = std::stoi((*it)[1]);
+    for (size_t at = s.find(key + ":"); at != std::string::npos; at = s.find(key + ":", at + 1)) {
+      size_t before = at;
+      while (before > 0 && (s[before - 1] == ' ' || s[before - 1] == '\t')) --before;
+      if (before == 0 || s[before - 1] != ';') continue;
+      size_t digits = at + key.size() + 1;
+      while (digits < s.size() && (s[digits] == ' ' || s[digits] == '\t')) ++digits;
+      size_t end = digits;
+      while (end < s.size() && end - digits < 9 && std::isdigit(static_cast<unsigned char>(s[end])))
+        ++end;
+      if (end == digits) continue;
+      const int v = std::stoi(s.substr(digits, end - digits));
       if (first || (take_max ? v > *value : v < *value)) *value = v;
       first = false;
     }
@@ -118,7 +127,7 @@ Status check_gfx906(const AmdToolchain& tc, const std::string& full_source,
   std::string assembly = read_file(dir.path + "/k.s");
   out->compiled = true;
   parse_amdgpu_resources(assembly, out);
-  Status matrix = check_no_matrix_instructions(assembly);
+  Status matrix = check_compiled_code(assembly);
   if (!matrix.ok()) {
     out->compiled = false;
     out->note = matrix.message();

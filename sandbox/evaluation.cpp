@@ -67,6 +67,7 @@ json to_json(const DeviceInfo& d) {
               {"max_shared_bytes", d.max_shared_bytes},
               {"max_threads_per_block", d.max_threads_per_block},
               {"read_bandwidth_gbps", d.read_bandwidth_gbps},
+              {"peak_bandwidth_gbps", d.peak_bandwidth_gbps},
               {"host", d.host},
               {"visible_devices", d.visible_devices},
               {"slurm_step", d.slurm_step},
@@ -90,6 +91,7 @@ DeviceInfo device_info_from_json(const json& j) {
   d.max_shared_bytes = get_or<int64_t>(j, "max_shared_bytes", 0);
   d.max_threads_per_block = get_or(j, "max_threads_per_block", 0);
   d.read_bandwidth_gbps = get_or(j, "read_bandwidth_gbps", 0.0);
+  d.peak_bandwidth_gbps = get_or(j, "peak_bandwidth_gbps", 0.0);
   d.host = get_or<std::string>(j, "host", "");
   d.visible_devices = get_or<std::string>(j, "visible_devices", "");
   d.slurm_step = get_or<std::string>(j, "slurm_step", "");

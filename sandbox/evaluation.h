@@ -55,6 +55,8 @@ struct DeviceInfo {
   int64_t max_shared_bytes = 0;
   int max_threads_per_block = 0;
   double read_bandwidth_gbps = 0;  // measured streaming read, 0 if not measured
+  // The memory's own figure (memory clock × bus width × 2), 0 if unknown.
+  double peak_bandwidth_gbps = 0;
   // Where the worker ran, filled by the worker: its host, the GPUs it was
   // given (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, empty: all), the
   // Slurm job step it runs as (empty: none), and how many GPUs it sees.

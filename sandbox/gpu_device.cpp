@@ -307,6 +307,8 @@ std::unique_ptr<GpuDevice> GpuDevice::create(std::string* error) {
   i.warp_size = prop.warpSize;
   i.clock_khz = prop.clockRate;
   i.memory_clock_khz = prop.memoryClockRate;
+  // Double data rate: two transfers per memory clock over the whole bus.
+  i.peak_bandwidth_gbps = 2.0 * prop.memoryClockRate * 1e3 * (prop.memoryBusWidth / 8.0) / 1e9;
   i.total_memory = static_cast<int64_t>(prop.totalGlobalMem);
   i.max_shared_bytes = static_cast<int64_t>(prop.sharedMemPerBlock);
   i.max_threads_per_block = prop.maxThreadsPerBlock;

@@ -48,6 +48,7 @@ HostDevice::HostDevice(HostDeviceOptions options) : options_(std::move(options))
   info_.max_shared_bytes = static_cast<int64_t>(options_.shared_bytes);
   info_.max_threads_per_block = 1024;
   info_.read_bandwidth_gbps = options_.read_bandwidth_gbps;
+  info_.peak_bandwidth_gbps = options_.peak_bandwidth_gbps;
   shared_.assign(options_.shared_bytes / 4, 0);
 }
 

@@ -43,6 +43,7 @@ struct HostProgram {
 struct HostDeviceOptions {
   std::string name = "host fake (timings are a model)";
   double read_bandwidth_gbps = 1000;  // the fake's "measured" streaming read
+  double peak_bandwidth_gbps = 0;     // the fake memory's own figure (0: unknown)
   int64_t l2_bytes = 256 * 1024;      // small, so the rotation stays small
   size_t shared_bytes = 48 * 1024;
 };

@@ -38,9 +38,7 @@ VendorTarget vendor_offline_target() {
   return {"sm_90", DeviceLimits{32, 132, 1024, 48 * 1024}, vendor_compile_options("90", 32)};
 }
 
-Status vendor_check_compiled_code(const std::string& code) {
-  return check_no_matrix_instructions(code);
-}
+Status vendor_check_compiled_code(const std::string& code) { return check_compiled_code(code); }
 
 hipError_t vendor_upload_graph(hipGraphExec_t exec, hipStream_t stream) {
   return hipGraphUpload(exec, stream);

@@ -136,6 +136,12 @@ uint64_t system_secret() {
   return (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
 }
 
+double floor_bandwidth_gbps(double measured_gbps, double peak_gbps) {
+  if (peak_gbps <= 0 || !(peak_gbps < INFINITY)) return measured_gbps;
+  if (!(measured_gbps > 0) || measured_gbps > peak_gbps) return peak_gbps;
+  return measured_gbps;
+}
+
 Status check_physics_floor(double median_us, int64_t bytes, double read_bandwidth_gbps) {
   if (read_bandwidth_gbps <= 0 || bytes <= 0) return Status();
   const double floor_us = static_cast<double>(bytes) / (read_bandwidth_gbps * kPhysicsMargin * 1e3);
@@ -300,19 +306,39 @@ struct CallSlot {
 // and the L2 never still holds it.
 std::vector<CallSlot> draw_order(size_t calls, size_t copies, uint64_t secret) {
   std::mt19937_64 rng(secret);
-  std::vector<size_t> xs(calls), ys(calls), cycle(copies);
+  std::vector<size_t> xs(calls), ys(calls);
   std::iota(xs.begin(), xs.end(), 0);
   std::iota(ys.begin(), ys.end(), 0);
-  std::iota(cycle.begin(), cycle.end(), 0);
   std::shuffle(xs.begin(), xs.end(), rng);
   std::shuffle(ys.begin(), ys.end(), rng);
-  std::shuffle(cycle.begin(), cycle.end(), rng);
+  const std::vector<size_t> copy = weight_copy_order(calls, copies, rng());
   std::vector<CallSlot> order(calls);
-  for (size_t p = 0; p < calls; ++p) order[p] = {xs[p], ys[p], cycle[p % copies]};
+  for (size_t p = 0; p < calls; ++p) order[p] = {xs[p], ys[p], copy[p]};
   return order;
 }
 
 }  // namespace
+
+std::vector<size_t> weight_copy_order(size_t calls, size_t copies, uint64_t secret) {
+  std::vector<size_t> order;
+  order.reserve(calls);
+  if (copies == 0) return order;
+  std::mt19937_64 rng(secret);
+  std::vector<size_t> cycle(copies);
+  std::iota(cycle.begin(), cycle.end(), 0);
+  std::shuffle(cycle.begin(), cycle.end(), rng);
+  const size_t half = copies / 2;
+  while (order.size() < calls) {
+    order.insert(order.end(), cycle.begin(), cycle.end());
+    // The next cycle: the copies of this one's first half, shuffled, then
+    // those of its second half, shuffled. Every cycle is a new order, yet a
+    // copy comes back only after at least half the others have passed.
+    std::shuffle(cycle.begin(), cycle.begin() + static_cast<long>(half), rng);
+    std::shuffle(cycle.begin() + static_cast<long>(half), cycle.end(), rng);
+  }
+  order.resize(calls);
+  return order;
+}
 
 Rotation cold_cache_rotation(size_t per_copy_bytes, int64_t l2_bytes, double l2_multiple) {
   const size_t target = static_cast<size_t>(l2_multiple * static_cast<double>(l2_bytes));
@@ -359,7 +385,7 @@ bool timing_screen(ScreenContext& ctx) {
   // mostly unread would otherwise shrink the rotation until the weights
   // that are read fit in the L2.
   sc.enter("time setup");
-  const double bw = dev.read_bandwidth_gbps();
+  const double bw = floor_bandwidth_gbps(dev.read_bandwidth_gbps(), dev.info().peak_bandwidth_gbps);
   const size_t per_copy = canonical_bytes + x_bytes + y_bytes;
   const Rotation rotation =
       cold_cache_rotation(per_copy, dev.info().l2_bytes, req.working_set_l2_multiple);
@@ -400,13 +426,15 @@ bool timing_screen(ScreenContext& ctx) {
       return sc.fail(Verdict::kInternalError,
                      "the problem's weights do not have the size it declares");
     s = dev.upload(canonical[i], data.weights.data(), data.weights.size());
+    // kopt's canonical copy is fingerprinted before any candidate code runs
+    // on it: what checks the timed outputs must be what kopt generated.
+    if (s.ok()) s = dev.checksum(canonical[i], &canonical_digest[i]);
     if (s.ok() && traits.has_relayout) {
       s = dev.fill(w[i], kPoisonByte);
       if (s.ok()) s = dev.relayout(canonical[i], w[i]);
       if (s.ok()) s = dev.synchronize();
       if (!s.ok()) return sc.launch_fail(s, "relayout of weight copy " + std::to_string(i));
     }
-    if (s.ok()) s = dev.checksum(canonical[i], &canonical_digest[i]);
     if (s.ok()) s = dev.checksum(w[i], &w_digest[i]);
   }
   for (size_t c = 0; c < calls && s.ok(); ++c) {
@@ -462,6 +490,11 @@ bool timing_screen(ScreenContext& ctx) {
     return true;
   };
 
+  // A relayout may have reached any copy made before it (through pointers it
+  // kept), not only its own.
+  if (s.ok() && traits.has_relayout && !weights_unchanged("the timing set-up's relayouts"))
+    return false;
+
   std::vector<double> samples;
   std::vector<CallCheck> checks(calls);
   std::vector<CallCheckResult> checked;
@@ -479,6 +512,9 @@ bool timing_screen(ScreenContext& ctx) {
       double us = 0;
       if (!(s = dev.time_sequence(&us)).ok()) return sc.launch_fail(s, batch_name);
       samples.push_back(us / static_cast<double>(calls));
+      // The reference below is computed from kopt's canonical copies: they
+      // must still be what kopt generated.
+      if (!weights_unchanged(batch_name + ", replay " + std::to_string(rep + 1))) return false;
       // Every timed call's output, against the reference of its own x.
       for (size_t p = 0; p < calls; ++p)
         checks[p] = {xs[order[p].x], ys[order[p].y], canonical[order[p].copy], streams[order[p].x]};

@@ -74,11 +74,23 @@ bool read_only_screen(ScreenContext& ctx);
 // asks for it); on success the verdict is ok with a summary message.
 bool run_screens(ScreenContext& ctx);
 
+// The weight copy each of `calls` timed calls reads, drawn from `secret`:
+// every copy once per cycle of `copies` calls, each cycle in a new order (no
+// period to learn), and a copy never returns within half a cycle (so the L2
+// does not still hold it).
+std::vector<size_t> weight_copy_order(size_t calls, size_t copies, uint64_t secret);
+
 // The median of timing samples (0 for none); the bandwidth probe uses it too.
 double median(std::vector<double> samples);
 
 // The physics floor alone (also applied by kopt bench and the export to any
 // figure they report): an error naming the bandwidth the time would imply.
 Status check_physics_floor(double median_us, int64_t bytes, double read_bandwidth_gbps);
+
+// The bandwidth the physics floor is drawn at: the measured streaming read,
+// bounded by the memory's own figure where the device reports one. A probe
+// that failed (0) or read from a cache (above the peak) would otherwise
+// switch the floor off or loosen it.
+double floor_bandwidth_gbps(double measured_gbps, double peak_gbps);
 
 }  // namespace kopt

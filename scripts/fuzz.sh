@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 CC=clang-15 CXX=clang++-15 cmake -S . -B build-fuzz -DKOPT_BUILD_FUZZERS=ON -DKOPT_BUILD_TESTS=OFF \
   -DKOPT_BUILD_LIBRARY=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_model_answer fuzz_worker_message
-for target in fuzz_model_answer fuzz_worker_message; do
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_model_answer fuzz_worker_message fuzz_candidate_text
+for target in fuzz_model_answer fuzz_worker_message fuzz_candidate_text; do
   mkdir -p "build-fuzz/corpus-$target"
   # Seeds: wrongly typed fields and extreme expressions (tests/fuzz/corpus).
   seeds="$PWD/tests/fuzz/corpus/$target"

@@ -109,6 +109,11 @@ bool gpu_available(std::string* why) {
   return cached == 1;
 }
 
+bool gpu_required() {
+  const char* required = std::getenv("KOPT_REQUIRE_GPU");
+  return required && std::string(required) == "1";
+}
+
 SandboxOptions gpu_test_options(double compile_s) {
   SandboxOptions o;
   o.limits.run_s = 10;

@@ -40,6 +40,8 @@ std::string temp_path(const std::string& name);
 std::string write_fake_worker(const std::string& name, const std::string& device_fields,
                               const std::string& prelude = "");
 // The GPU tests run only where a worker reports a device; the reason otherwise.
+// KOPT_REQUIRE_GPU=1: the GPU tests fail, not skip, when no GPU answers.
+bool gpu_required();
 bool gpu_available(std::string* why);
 
 // What every GPU test evaluates with: a worker with a 10 s run limit and no

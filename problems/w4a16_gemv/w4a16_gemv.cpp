@@ -34,7 +34,7 @@ void fill_x(ProblemData* data, Dataset dataset, uint64_t seed) {
   switch (dataset) {
     case Dataset::kRandom:
     case Dataset::kOutliers:
-      for (auto& v : data->x) v = float_to_half(static_cast<float>(rng.uniform(-1.0, 1.0)));
+      for (auto& v : data->x) v = float_to_half(rng.random_x());
       if (dataset == Dataset::kOutliers) {
         // Outlier channels as in real LLM activations. Their size is bounded so
         // that a kernel with fp16 dequantisation and fp32 accumulation stays

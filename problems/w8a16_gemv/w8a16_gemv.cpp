@@ -45,7 +45,7 @@ void fill_x(ProblemData* d, Dataset dataset, uint64_t seed) {
       for (auto& v : d->x) v = float_to_half(1.0f);
       break;
     default:
-      for (auto& v : d->x) v = float_to_half(static_cast<float>(rng.uniform(-1.0, 1.0)));
+      for (auto& v : d->x) v = float_to_half(rng.random_x());
       if (dataset == kOutliers)
         // Outlier channels as in real LLM activations; fp16 accumulation of
         // their products fails the tolerance, fp32 accumulation passes.

@@ -412,6 +412,36 @@ TEST(CliTest, ResumeChecksTheRunAndTakesANewBudget) {
 }
 
 // Without a GPU the loop still runs end to end on the host fake, labelled as such.
+// Hostile text never ends kopt: a 200 000-character line inside a comment
+// (under the source limit), a contract nested 100 000 deep and random bytes
+// each get a verdict line from `kopt eval`, through the whole orchestrator
+// (source rules, the gfx906 check, the worker on the host fake).
+TEST(CliTest, HostileTextGetsAVerdictNotACrash) {
+  const std::string seed = test::read_source_file("problems/w4a16_gemv/seeds/naive.hip");
+  ASSERT_FALSE(seed.empty());
+  std::string long_line = seed;
+  long_line.insert(long_line.find("// y[n] ="), "// " + std::string(200000, 'A') + "\n");
+  const std::string deep = "/* kopt: {\"launches\": " + std::string(100000, '[') +
+                           std::string(100000, ']') + "} */\nKOPT_KERNEL void gemv() {}\n";
+  std::string random(5000, '\0');
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (char& c : random) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    c = static_cast<char>(state >> 56);
+  }
+  const std::string worker = "KOPT_WORKER='" + executable_dir() + "/kopt-worker --host-demo'";
+  const std::pair<std::string, std::string> cases[] = {
+      {long_line, ": ok"}, {deep, ": contract_error"}, {random, ": contract_error"}};
+  for (const auto& [text, verdict] : cases) {
+    const std::string file = test::temp_path("hostile.hip");
+    std::ofstream(file, std::ios::binary) << text;
+    Outcome o = kopt_cli({"eval", file, "--shape", "512x256", "--no-time"}, worker);
+    EXPECT_TRUE(o.code == kExitOk || o.code == kExitRejected) << o.code << ": " << o.output;
+    EXPECT_NE(o.output.find("shape w4a16_gemv:512x256" + verdict), std::string::npos)
+        << o.output.substr(0, 2000);
+  }
+}
+
 TEST(CliTest, DemoRunsTheLoopOnTheHostFake) {
   const std::string db = test::temp_path("demo.db");
   Outcome o = kopt_cli({"demo", "--budget", "6", "--db", db});

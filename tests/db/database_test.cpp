@@ -173,6 +173,31 @@ TEST(DatabaseTest, StoresAndQueriesRunsCandidatesEvaluations) {
   EXPECT_EQ(pending[0].id, d.id);
 }
 
+// A failing verdict may carry a timing (impossible_speed keeps its 0.1 us on
+// purpose, input_modified one from before the change was seen); it never
+// ranks, however fast, and neither does a candidate with one such record.
+TEST(DatabaseTest, AFailingVerdictWithATimingNeverRanks) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("failing-timed"), &db).ok());
+  RunRecord run = make_run();
+  ASSERT_TRUE(db->create_run(&run).ok());
+  CandidateRecord honest = make_candidate(run.id, "honest"),
+                  cheat = make_candidate(run.id, "cheat"), mixed = make_candidate(run.id, "mixed");
+  for (auto* c : {&honest, &cheat, &mixed}) ASSERT_TRUE(db->add_candidate(c).ok());
+  const nlohmann::json timed_fail = nlohmann::json::parse(
+      R"({"timing": {"median_us": 0.1, "min_us": 0.09, "max_us": 0.2}, "may_ship": true})");
+  EvaluationRecord eh = make_eval(honest, "ok", 5.0),
+                   ec = make_eval(cheat, "impossible_speed", 0.1, timed_fail),
+                   em1 = make_eval(mixed, "ok", 0.5),
+                   em2 = make_eval(mixed, "input_modified", 0.4, timed_fail);
+  for (auto* e : {&eh, &ec, &em1, &em2}) ASSERT_TRUE(db->add_evaluation(e).ok());
+  ASSERT_TRUE(ec.median_us.has_value()) << "the failing record keeps its timing";
+  std::vector<BestRow> best;
+  ASSERT_TRUE(db->best("5120x256", "", 10, &best).ok());
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].candidate.id, honest.id);
+}
+
 TEST(DatabaseTest, RefusesNewerSchemaAndForeignFiles) {
   std::string path = test::temp_path("newer");
   {

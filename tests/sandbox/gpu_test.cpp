@@ -18,7 +18,12 @@ class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!test::gpu_available(&why)) GTEST_SKIP() << "GPU tests skipped: " << why;
+    if (!test::gpu_available(&why)) {
+      // KOPT_REQUIRE_GPU=1 (every GPU run that is reported) turns a worker
+      // that cannot start into a failure instead of a suite of skips.
+      if (test::gpu_required()) FAIL() << "KOPT_REQUIRE_GPU is set but no GPU: " << why;
+      GTEST_SKIP() << "GPU tests skipped: " << why;
+    }
   }
   static SandboxOptions options(double compile_s = 60) { return test::gpu_test_options(compile_s); }
   // One verification round with a fixed seed, untimed unless asked.
@@ -253,6 +258,17 @@ TEST_F(GpuTest, ChangingXDuringTimingIsCaught) {
   EvalResult r =
       run(adversarial("mutates_input_in_timing"), w4a16::shape(2048, 1024, 64), /*time=*/true);
   EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
+}
+
+// A relayout that behaves while verified and rewrites kopt's canonical
+// weights in the timing set-up, so that a reference computed from them
+// agrees with a shortcut: caught before the first timed call.
+TEST_F(GpuTest, ARelayoutThatRewritesTheCanonicalWeightsIsCaughtInTheTimingSetUp) {
+  EvalResult r = run(adversarial("relayout_rewrites_canonical"), w4a16::shape(2048, 1024, 64),
+                     /*time=*/true);
+  EXPECT_EQ(r.verdict, Verdict::kInputModified) << r.message;
+  EXPECT_EQ(r.stage, "time setup") << r.message;
+  EXPECT_NE(r.message.find("canonical"), std::string::npos) << r.message;
 }
 
 TEST_F(GpuTest, AMatrixInstructionHiddenInAMacroIsRejected) {

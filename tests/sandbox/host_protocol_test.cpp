@@ -362,6 +362,50 @@ TEST_F(HostProtocolTest, ChangingTheWeightsDuringTimingIsCaught) {
   EXPECT_VERDICT(o, Verdict::kInputModified);
 }
 
+// A load-time relayout that behaves while verified and, in the timing
+// set-up, rewrites kopt's canonical copy so that a shortcut (here: half the
+// weight nibbles zeroed, the other half skipped) agrees with the reference
+// computed from it. The canonical copies are fingerprinted before any
+// candidate code touches them, so this is input_modified in the set-up.
+TEST_F(HostProtocolTest, ARelayoutThatRewritesTheCanonicalWeightsInTheTimingSetUpIsCaught) {
+  const size_t bytes = w4a16::CanonicalLayout::of(kShape).total_bytes;
+  const size_t nibble_bytes = w4a16::CanonicalLayout::of(kShape).scales_offset;
+  HostProgram p = program([this](HostLaunch& l) { honest(l); });
+  p.traits.has_relayout = true;
+  p.traits.packed_bytes = bytes;
+  auto relayouts = std::make_shared<int>(0);
+  p.relayout = [bytes, nibble_bytes, relayouts](const uint8_t* c, uint8_t* packed, const Shape&) {
+    // Verification relayouts once per input set (trials x sets); later ones
+    // belong to the timing set-up.
+    if (++*relayouts > kVerificationCalls / 2)
+      for (size_t i = 0; i < nibble_bytes; i += 2) const_cast<uint8_t*>(c)[i] = 0x88;
+    std::memcpy(packed, c, bytes);
+  };
+  Outcome o = evaluate(p);
+  EXPECT_VERDICT(o, Verdict::kInputModified);
+  EXPECT_EQ(o.result.stage, "time setup") << o.result.message;
+  EXPECT_NE(o.result.message.find("canonical"), std::string::npos) << o.result.message;
+}
+
+// The same rewrite reaching back to a copy relayed out earlier (through a
+// pointer the relayout kept) is caught too.
+TEST_F(HostProtocolTest, ARelayoutThatRewritesAnEarlierCanonicalCopyIsCaught) {
+  const size_t bytes = w4a16::CanonicalLayout::of(kShape).total_bytes;
+  HostProgram p = program([this](HostLaunch& l) { honest(l); });
+  p.traits.has_relayout = true;
+  p.traits.packed_bytes = bytes;
+  auto relayouts = std::make_shared<int>(0);
+  auto first = std::make_shared<uint8_t*>(nullptr);
+  p.relayout = [bytes, relayouts, first](const uint8_t* c, uint8_t* packed, const Shape&) {
+    std::memcpy(packed, c, bytes);
+    if (++*relayouts == kVerificationCalls / 2 + 1) *first = const_cast<uint8_t*>(c);
+    if (*relayouts == kVerificationCalls / 2 + 2 && *first) (*first)[3] ^= 0x11;
+  };
+  Outcome o = evaluate(p);
+  EXPECT_VERDICT(o, Verdict::kInputModified);
+  EXPECT_EQ(o.result.stage, "time setup") << o.result.message;
+}
+
 TEST_F(HostProtocolTest, WeightsChangedAndRestoredDuringTimingGiveWrongResults) {
   // Toggles a weight on every call: each other call computes from changed
   // weights, and the weights look untouched after the batch.
@@ -396,6 +440,64 @@ TEST(PhysicsFloor, NamesTheBandwidthATimeWouldImply) {
   EXPECT_TRUE(check_physics_floor(0.3, 1000000, 3000).ok());    // 3.3 TB/s: within the noise margin
   EXPECT_FALSE(check_physics_floor(0.25, 1000000, 3000).ok());  // 4 TB/s
   EXPECT_TRUE(check_physics_floor(0.1, 1000000, 0).ok());       // bandwidth unknown: no floor
+}
+
+// The weight copies recur without a period a kernel could learn, and never
+// within half a cycle (the L2 must not still hold a copy).
+TEST(TimedOrder, WeightCopiesRecurWithoutAPeriodAndNotTooSoon) {
+  for (size_t copies : {2u, 3u, 8u, 37u}) {
+    const size_t calls = copies * 6;
+    const std::vector<size_t> order = weight_copy_order(calls, copies, 0xC0FFEE + copies);
+    ASSERT_EQ(order.size(), calls);
+    std::map<size_t, size_t> last;
+    std::set<std::vector<size_t>> cycles;
+    for (size_t c = 0; c < calls / copies; ++c) {
+      std::vector<size_t> cycle(order.begin() + static_cast<long>(c * copies),
+                                order.begin() + static_cast<long>((c + 1) * copies));
+      EXPECT_EQ(std::set<size_t>(cycle.begin(), cycle.end()).size(), copies) << "a permutation";
+      cycles.insert(cycle);
+    }
+    for (size_t p = 0; p < calls; ++p) {
+      if (last.count(order[p])) EXPECT_GE(p - last[order[p]], copies / 2 + 1) << copies;
+      last[order[p]] = p;
+    }
+    if (copies >= 8) EXPECT_GE(cycles.size(), 4u) << "the cycles repeat";
+  }
+}
+
+// The floor is drawn at the measured read bandwidth bounded by the memory's
+// own figure: a probe that failed (0) or read a cache (above the peak)
+// neither switches it off nor loosens it.
+TEST(PhysicsFloor, TheMeasuredBandwidthIsBoundedByTheDevicesOwnFigure) {
+  EXPECT_DOUBLE_EQ(floor_bandwidth_gbps(3074, 3352), 3074);
+  EXPECT_DOUBLE_EQ(floor_bandwidth_gbps(0, 3352), 3352);
+  EXPECT_DOUBLE_EQ(floor_bandwidth_gbps(-1, 3352), 3352);
+  EXPECT_DOUBLE_EQ(floor_bandwidth_gbps(40000, 3352), 3352);  // an L2-sized probe
+  EXPECT_DOUBLE_EQ(floor_bandwidth_gbps(3074, 0), 3074);      // the peak unknown
+}
+
+TEST(PhysicsFloor, AFailedProbeDoesNotSwitchTheFloorOff) {
+  HostDeviceOptions options;
+  options.read_bandwidth_gbps = 0;  // the probe failed
+  options.peak_bandwidth_gbps = 1000;
+  HostDevice device(options);
+  HostProgram p;
+  p.call = [](HostLaunch& l) {
+    host_reference(l.x, l.w, l.y, l.shape);
+    l.cost_us = modelled_time_us(kShape, 1000, 5.0);  // five times the memory's own figure
+  };
+  p.traits.workspace_bytes = 256;
+  device.load(p, kShape);
+  EvalRequest req;
+  req.shape = kShape;
+  req.seed = 5;
+  req.trials = 1;
+  req.repetitions = 2;
+  EvalResult result;
+  uint64_t secret = 11;
+  ScreenContext ctx{device, req, p.traits, result, nullptr, [&secret] { return ++secret; }};
+  EXPECT_FALSE(run_screens(ctx));
+  EXPECT_EQ(verdict_name(result.verdict), std::string("impossible_speed")) << result.message;
 }
 
 // --- The classes verification always caught, on the fake too -----------

@@ -194,5 +194,153 @@ TEST(StaticChecksTest, CompiledPtxWithMmaIsRejected) {
   EXPECT_NE(s.message().find("mma"), std::string::npos);
 }
 
+// --- Untrusted text: linear time, bounded stack ------------------------------
+
+// One 200 000-character line inside a comment (under the size limit) once
+// overflowed the stack of a backtracking matcher and ended kopt itself.
+TEST(StaticChecksTest, AVeryLongLineInACommentIsReadInBoundedStack) {
+  const std::string line(200000, 'a');
+  EXPECT_TRUE(check("// " + line + "\n" + kKernel + "  y[0] = 1.f;\n}\n").ok());
+  EXPECT_TRUE(check("/* " + line + " */\n" + kKernel + "  y[0] = 1.f;\n}\n").ok());
+  // Long runs of what the rules look at: whitespace before '(' of an asm, a
+  // declaration without ';' or '{', one long identifier, a long directive.
+  EXPECT_TRUE(check(std::string(kKernel) + "  unsigned r; asm volatile" + std::string(200000, ' ') +
+                    "(\"prmt.b32 %0, %1, %1, 0x3210;\" : \"=r\"(r) : \"r\"(1u));\n}\n")
+                  .ok());
+  Status s = check("extern \"C\" __global__ " + std::string(200000, 'x') + " gemv_(\n}\n");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'gemv' named in the contract"), std::string::npos) << s.message();
+  s = check("#define X " + std::string(200000, 'y') + "\n" + kKernel + "}\n");
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+// One case per forbidden family, each with its own message.
+TEST(StaticChecksTest, EachForbiddenFamilyIsNamed) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"  gemv<<<1, 1>>>(x, w, y, ws, K, N, G);\n", "kernel launches"},
+      {"  cudaMalloc(&ws, 4);\n", "GPU runtime API calls"},
+      {"  hipMemcpy(y, x, 4, 0);\n", "GPU runtime API calls"},
+      {"  cuMemAlloc(0, 4);\n", "GPU runtime API calls"},
+      {"  cublasSgemv(0);\n", "library calls"},
+      {"  cub::WarpReduce<float> r;\n", "library calls"},
+      {"}\nint main() {\n", "a main function"},
+      {"  std::thread t;\n", "host threads or files"},
+      {"  std :: ofstream f;\n", "host threads or files"},
+      {"  system(\"rm\");\n", "host system calls"},
+      {"  execve(0, 0, 0);\n", "host system calls"},
+      {"  float* p = (float*)malloc(4);\n", "device heap allocation"},
+      {"}\n__managed__ float g;\nKOPT_KERNEL void h() {\n", "managed memory"},
+      {"  wmma::fragment<int> f;\n", "tensor-core (wmma) APIs"},
+      {"  __builtin_amdgcn_mfma_f32_4x4x1f32(0, 0, 0, 0, 0, 0);\n", "matrix-core builtins"},
+      {"  auto g = cooperative_groups::this_grid();\n", "grid-wide synchronisation"},
+  };
+  for (const auto& [body, why] : cases) {
+    Status s = check(std::string(kKernel) + body + "}\n");
+    ASSERT_FALSE(s.ok()) << body;
+    EXPECT_NE(s.message().find(std::string("not allowed: ") + why), std::string::npos)
+        << body << " -> " << s.message();
+    EXPECT_NE(s.message().find("(line "), std::string::npos) << s.message();
+  }
+  // Names that only resemble the families pass.
+  EXPECT_TRUE(check(std::string(kKernel) +
+                    "  int cudaish = 1, hipster = 2, free_slot = 3; float mainly = 0;\n"
+                    "  y[0] = cudaish + hipster + free_slot + mainly;\n}\n")
+                  .ok());
+}
+
+TEST(StaticChecksTest, ANulByteIsRefusedByName) {
+  Status s = check(std::string(kKernel) + std::string("  y[0] = 1.f;\0\n}\n", 17));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "source contains a NUL byte");
+}
+
+// The preprocessor joins continued lines before it reads names, so must the
+// rules; raw strings end where plain ones do not, so they are refused.
+TEST(StaticChecksTest, LineSplicesAndRawStringsCannotHideNames) {
+  Status s = check(std::string(kKernel) + "  cuda\\\nMalloc(&ws, 4);\n}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cudaMalloc("), std::string::npos) << s.message();
+  s = check(std::string(kKernel) + "  const char* r = R\"a(\")a\"; cudaFree(ws); \"x\";\n}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("raw string"), std::string::npos) << s.message();
+  s = check("#\\\ninclude <stdio.h>\n" + std::string(kKernel) + "}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("stdio.h"), std::string::npos) << s.message();
+}
+
+TEST(StaticChecksTest, ForbiddenDirectivesAreNamed) {
+  for (const char* directive :
+       {"#pragma push_macro(\"x\")\n", "#pragma comment(lib, \"x\")\n",
+        "#pragma GCC system_header\n", "#embed \"w.bin\"\n", "#import <x>\n", "#include X\n"}) {
+    Status s = check(std::string(directive) + kKernel + "}\n");
+    ASSERT_FALSE(s.ok()) << directive;
+    EXPECT_NE(s.message().find("not allowed"), std::string::npos) << s.message();
+  }
+}
+
+// What the assembler builds decides, not how the template looks: escaped
+// separators and comments that turn an instruction into a "label".
+TEST(StaticChecksTest, InlineAssemblyIsReadAsTheAssemblerReadsIt) {
+  const char* smuggled[] = {
+      // An octal- or hex-escaped ';' before a forbidden instruction.
+      "ld.global.nc.b32 %0, [%1];\\073 trap",
+      "ld.global.nc.b32 %0, [%1];\\x3b trap",
+      // A comment that makes the instruction end with ':'.
+      "ld.global.L2::evict_last.b32 %0, [%1]; // x:",
+      "ld.global.nc.b32 %0, [%1]; /* */ trap; // y:",
+      // A newline escape, then an instruction whose text ends like a label.
+      "ld.global.nc.b32 %0, [%1];\\n createpolicy.fractional.L2::evict_last.b64 %0, 1.0:",
+  };
+  for (const char* text : smuggled) {
+    Status s = check(std::string(kKernel) + "  unsigned r; asm volatile(\"" + text +
+                     "\" : \"=r\"(r) : \"l\"(x));\n}\n");
+    EXPECT_FALSE(s.ok()) << text;
+  }
+  // Labels and predicated allowed loads still pass.
+  EXPECT_TRUE(check(std::string(kKernel) +
+                    "  unsigned r; asm volatile(\"{\\n L_done:\\n @%p1 ld.global.nc.b32 %0, "
+                    "[%1];\\n}\" : \"=r\"(r) : \"l\"(x));\n}\n")
+                  .ok());
+}
+
+// The rules on compiled code: inline-assembly regions against the
+// allow-list, residency control anywhere.
+TEST(StaticChecksTest, CompiledCodeRulesReadTheAssemblerOutput) {
+  EXPECT_TRUE(check_compiled_code(".visible .entry gemv()\n{\n// begin inline asm\n"
+                                  "ld.global.nc.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];\n"
+                                  "// end inline asm\nret;\n}\n")
+                  .ok());
+  Status s = check_compiled_code(
+      ".visible .entry gemv()\n{\n// begin inline asm\ntrap;\n// end inline asm\nret;\n}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'trap' is not in the allow-list"), std::string::npos) << s.message();
+  s = check_compiled_code("ld.global.L2::evict_last.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("residency"), std::string::npos) << s.message();
+  s = check_compiled_code("createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0;\n");
+  EXPECT_FALSE(s.ok());
+  s = check_compiled_code("v_add_f32 v1, v2, v3\n;;#ASMSTART\ns_sleep 1\n;;#ASMEND\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("s_sleep"), std::string::npos) << s.message();
+  s = check_compiled_code("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1};\n");
+  EXPECT_FALSE(s.ok());
+}
+
+// An allowed streaming load survives NVRTC with its inline-assembly markers,
+// and the compiled-code rules pass it; a residency hint through an allowed
+// prefix does not.
+TEST(StaticChecksTest, CompiledPtxOfInlineAssemblyIsChecked) {
+  const std::string ok = "/* kopt: {} */\n" + std::string(kKernel) +
+                         "  unsigned r; asm volatile(\"ld.global.nc.b32 %0, [%1];\" : \"=r\"(r) : "
+                         "\"l\"(w));\n  y[0] = r;\n}\n";
+  RtcOutput out;
+  ASSERT_TRUE(
+      rtc_compile(assemble_source(test::w4a16_problem(), ok), rtc_target_options("90", 32), &out)
+          .ok());
+  if (!out.compiled) GTEST_SKIP() << "NVRTC not usable here: " << out.log;
+  EXPECT_NE(out.code.find("begin inline asm"), std::string::npos);
+  EXPECT_TRUE(check_compiled_code(out.code).ok()) << check_compiled_code(out.code).message();
+}
+
 }  // namespace
 }  // namespace kopt
