@@ -26,9 +26,8 @@ Status check_source(const std::string& source, const std::vector<std::string>& k
 Status check_no_matrix_instructions(const std::string& assembly);
 
 // The rules decided on what the compiler produced (PTX, AMDGPU assembly),
-// whatever the source looked like: no matrix instruction, every instruction
-// of an inline-assembly region in the allow-list, and no L2 residency control
-// (evict_last, createpolicy, cache_hint, ...) anywhere.
+// whatever the source looked like: no matrix instruction and no L2 residency
+// control (evict_last, createpolicy, cache_hint, ...) anywhere.
 Status check_compiled_code(const std::string& assembly);
 
 // The inline-assembly mnemonics a candidate may use (prefix match).
