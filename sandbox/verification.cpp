@@ -136,6 +136,14 @@ uint64_t system_secret() {
   return (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
 }
 
+int verification_calls(int trials, size_t input_sets) {
+  return kRunsPerInputSet * verification_relayouts(trials, input_sets);
+}
+
+int verification_relayouts(int trials, size_t input_sets) {
+  return trials * static_cast<int>(input_sets);
+}
+
 double floor_bandwidth_gbps(double measured_gbps, double peak_gbps) {
   if (peak_gbps <= 0 || !(peak_gbps < INFINITY)) return measured_gbps;
   if (!(measured_gbps > 0) || measured_gbps > peak_gbps) return peak_gbps;
@@ -241,7 +249,7 @@ bool verify_screen(ScreenContext& ctx) {
 
       // Run, twice on the same inputs, each time into a poisoned output and
       // with shared memory poisoned with a different pattern.
-      for (int run = 0; run < 2; ++run) {
+      for (int run = 0; run < kRunsPerInputSet; ++run) {
         std::vector<float>& dst = run == 0 ? out : again;
         if (!(s = dev.fill(y, kPoisonByte)).ok()) return sc.device_fail(s, "poison");
         if (!(s = dev.poison_shared_memory(kSharedPoison[run])).ok())
@@ -256,7 +264,7 @@ bool verify_screen(ScreenContext& ctx) {
       }
       // Both runs must write every element and be right (the second run
       // would expose output left over from the first).
-      for (int run = 0; run < 2; ++run) {
+      for (int run = 0; run < kRunsPerInputSet; ++run) {
         Comparison c = compare_output(ref, run == 0 ? out.data() : again.data(), tolerance);
         ctx.result.max_abs_error = std::max(ctx.result.max_abs_error, c.max_abs_error);
         // A baseline is a peer, not a candidate: on the problem's stress

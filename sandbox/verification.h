@@ -80,6 +80,14 @@ bool run_screens(ScreenContext& ctx);
 // does not still hold it).
 std::vector<size_t> weight_copy_order(size_t calls, size_t copies, uint64_t secret);
 
+// How often verification runs a candidate on each input set (the second run
+// exposes output left from the first and non-determinism), and the launches
+// of its call and its relayout that verification makes in all: a candidate's
+// code runs this often before the timing set-up.
+constexpr int kRunsPerInputSet = 2;
+int verification_calls(int trials, size_t input_sets);
+int verification_relayouts(int trials, size_t input_sets);
+
 // The median of timing samples (0 for none); the bandwidth probe uses it too.
 double median(std::vector<double> samples);
 

@@ -22,18 +22,27 @@ namespace {
 constexpr double kHonestFraction = 0.6;  // honest kernels run at 60% of the read bandwidth
 const Shape kShape = w4a16::shape(256, 48, 64);
 
-// Calls the verification screen makes: 2 runs per input set (trials × 4 sets).
-constexpr int kVerificationCalls = 2 * 4;
+// Calls and relayouts the verification screen makes before timing, from the
+// protocol itself (one trial, every input set of the problem), so that a
+// change to the protocol cannot make a cheat below start early or late.
+int calls_before_timing() {
+  return verification_calls(1, find_problem(kShape.problem)->datasets().size());
+}
+int relayouts_before_timing() {
+  return verification_relayouts(1, find_problem(kShape.problem)->datasets().size());
+}
 
 struct Outcome {
   EvalResult result;
   bool passed = false;
   bool fault = false;
+  bool cheats_only_when_timed = false;  // the program came from honest_then
 };
 
 class HostProtocolTest : public ::testing::Test {
  protected:
   HostDevice device;
+  bool cheats_only_when_timed_ = false;
   // Runs both screens on `program` with a fixed secret (the protocol's
   // order and inputs then repeat from run to run).
   Outcome evaluate(HostProgram program, bool time = true, int trials = 1) {
@@ -51,6 +60,8 @@ class HostProtocolTest : public ::testing::Test {
                       o.result, nullptr, [&secret] { return secret += 0x9E37; }};
     o.passed = run_screens(ctx);
     o.fault = ctx.fault;
+    o.cheats_only_when_timed = cheats_only_when_timed_;
+    cheats_only_when_timed_ = false;
     return o;
   }
   double honest_us() const {
@@ -69,19 +80,26 @@ class HostProtocolTest : public ::testing::Test {
   // A kernel that is honest for the verification screen and runs `cheat`
   // from the first timed call on.
   HostProgram honest_then(std::function<void(HostLaunch&)> cheat) {
+    cheats_only_when_timed_ = true;
     auto calls = std::make_shared<int>(0);
     return program([this, calls, cheat](HostLaunch& l) {
-      if (++*calls <= kVerificationCalls) return honest(l);
+      if (++*calls <= calls_before_timing()) return honest(l);
       cheat(l);
     });
   }
 };
 
+// A cheat that starts with the first timed call must be caught in a timing
+// stage ("time setup", "time batch N", "time check"), never earlier for a
+// reason that has nothing to do with it.
 #define EXPECT_VERDICT(outcome, verdict_value)                                                  \
   do {                                                                                          \
     EXPECT_FALSE((outcome).passed);                                                             \
     EXPECT_EQ(verdict_name((outcome).result.verdict), std::string(verdict_name(verdict_value))) \
         << (outcome).result.message;                                                            \
+    if ((outcome).cheats_only_when_timed)                                                       \
+      EXPECT_EQ((outcome).result.stage.rfind("time", 0), 0u)                                    \
+          << "caught in stage '" << (outcome).result.stage << "'";                              \
   } while (0)
 
 TEST_F(HostProtocolTest, AnHonestKernelPassesAndIsTimedByItsModel) {
@@ -197,7 +215,7 @@ void expect_content_cache_never_pays(HostProtocolTest* t, HostDevice& device, in
   auto timed_hits = std::make_shared<int>(0);
   HostProgram p;
   p.call = [=](HostLaunch& l) {
-    const bool timed = ++*calls > kVerificationCalls;
+    const bool timed = ++*calls > calls_before_timing();
     std::vector<uint16_t> key(l.x, l.x + std::min(key_elements, l.shape.var("K")));
     auto it = cache->find(key);
     if (it != cache->end()) {
@@ -377,7 +395,7 @@ TEST_F(HostProtocolTest, ARelayoutThatRewritesTheCanonicalWeightsInTheTimingSetU
   p.relayout = [bytes, nibble_bytes, relayouts](const uint8_t* c, uint8_t* packed, const Shape&) {
     // Verification relayouts once per input set (trials x sets); later ones
     // belong to the timing set-up.
-    if (++*relayouts > kVerificationCalls / 2)
+    if (++*relayouts > relayouts_before_timing())
       for (size_t i = 0; i < nibble_bytes; i += 2) const_cast<uint8_t*>(c)[i] = 0x88;
     std::memcpy(packed, c, bytes);
   };
@@ -398,8 +416,8 @@ TEST_F(HostProtocolTest, ARelayoutThatRewritesAnEarlierCanonicalCopyIsCaught) {
   auto first = std::make_shared<uint8_t*>(nullptr);
   p.relayout = [bytes, relayouts, first](const uint8_t* c, uint8_t* packed, const Shape&) {
     std::memcpy(packed, c, bytes);
-    if (++*relayouts == kVerificationCalls / 2 + 1) *first = const_cast<uint8_t*>(c);
-    if (*relayouts == kVerificationCalls / 2 + 2 && *first) (*first)[3] ^= 0x11;
+    if (++*relayouts == relayouts_before_timing() + 1) *first = const_cast<uint8_t*>(c);
+    if (*relayouts == relayouts_before_timing() + 2 && *first) (*first)[3] ^= 0x11;
   };
   Outcome o = evaluate(p);
   EXPECT_VERDICT(o, Verdict::kInputModified);
@@ -584,7 +602,7 @@ TEST_F(HostProtocolTest, TheTimedOrderChangesEveryReplay) {
   auto positions = std::make_shared<std::vector<float*>>();
   auto calls = std::make_shared<int>(0);
   Outcome o = evaluate(program([this, positions, calls](HostLaunch& l) {
-    if (++*calls > kVerificationCalls) positions->push_back(l.y);
+    if (++*calls > calls_before_timing()) positions->push_back(l.y);
     honest(l);
   }));
   ASSERT_TRUE(o.passed) << o.result.message;
