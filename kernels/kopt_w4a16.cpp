@@ -6,28 +6,67 @@
 
 #include "kopt_dispatch.h"
 #include "kopt_prelude.h"
+#include "kopt_w4a16_errors.h"
 
 // The tuned kernels, the generic variants and the rule's probe data, from
 // `kopt export` (generated/dispatch.inc): kopt_dispatch.
 #include "kopt_dispatch_tables.inc"
 
+// The converting prologue and epilogue of kopt_w4a16_gemm: the tuned kernels
+// read fp16 x in kopt's K order and write fp32 y, so other dtypes (and a
+// GPTQ act-order) meet them here, once per row. bf16 is converted by its
+// bits (the upper half of an fp32), the same on both platforms.
+__device__ inline float kopt_bf16_to_float(unsigned short b) {
+  return __uint_as_float(static_cast<unsigned>(b) << 16);
+}
+__device__ inline unsigned short kopt_float_to_bf16(float f) {
+  const unsigned u = __float_as_uint(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<unsigned short>((u >> 16) | 0x40);  // NaN
+  return static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);  // nearest even
+}
+
+__global__ void kopt_w4a16_stage_x(const void* x, int dtype, const int* order, __half* out, int K) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= K) return;
+  const int k = order ? order[j] : j;
+  if (dtype == KOPT_W4A16_BF16) {
+    // Saturate to fp16's range rather than turn an outlier into inf.
+    const float v = kopt_bf16_to_float(static_cast<const unsigned short*>(x)[k]);
+    out[j] = __float2half(fminf(fmaxf(v, -65504.f), 65504.f));
+  } else {
+    out[j] = static_cast<const __half*>(x)[k];
+  }
+}
+
+__global__ void kopt_w4a16_store_y(const float* y32, void* y, int dtype, int N) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x;
+  if (n >= N) return;
+  if (dtype == KOPT_W4A16_BF16)
+    static_cast<unsigned short*>(y)[n] = kopt_float_to_bf16(y32[n]);
+  else
+    static_cast<__half*>(y)[n] = __float2half(y32[n]);
+}
+
 #if KOPT_HOST_PASS
 namespace {
 
-thread_local std::string g_last_error;
-
-int fail(int code, const std::string& message) {
-  g_last_error = message;
-  return code;
-}
+int fail(int code, const std::string& message) { return kopt_w4a16_fail(code, message); }
 
 int gpu_fail(hipError_t e, const char* what) {
   return fail(KOPT_W4A16_GPU_ERROR, std::string(what) + ": " + hipGetErrorString(e));
 }
 
+size_t dtype_bytes(int dtype) { return dtype == KOPT_W4A16_F32 ? 4 : 2; }
+
 }  // namespace
 
-struct kopt_w4a16_weights : KoptWeights {};
+// The entry's weights, and what kopt_w4a16_gemm stages rows through: the
+// K order of an act-order import, one fp16 row of x, one fp32 row of y.
+struct kopt_w4a16_weights : KoptWeights {
+  int* k_order = nullptr;
+  __half* x_row = nullptr;
+  float* y_row = nullptr;
+};
 
 extern "C" {
 
@@ -71,27 +110,116 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     delete w;
     return gpu_fail(e, step);
   }
+  if ((e = hipMalloc(reinterpret_cast<void**>(&w->x_row), sizeof(__half) * K)) != hipSuccess ||
+      (e = hipMalloc(reinterpret_cast<void**>(&w->y_row), sizeof(float) * N)) != hipSuccess) {
+    kopt_w4a16_destroy(w);
+    return gpu_fail(e, "allocating the staging rows");
+  }
   *out = w;
   return KOPT_W4A16_OK;
 }
 
 int kopt_w4a16_gemv(const kopt_w4a16_weights* w, const void* x, float* y, void* stream) {
   if (!w || !x || !y) return fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
+  // Weights in another K order (GPTQ act-order) need x gathered first.
+  if (w->k_order) return kopt_w4a16_gemm(w, x, KOPT_W4A16_F16, 1, y, KOPT_W4A16_F32, stream);
   const hipError_t e = kopt_weights_call(*w, x, y, stream);
   return e == hipSuccess ? KOPT_W4A16_OK : gpu_fail(e, "gemv launch");
+}
+
+int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int M, void* y,
+                    int y_dtype, void* stream_ptr) {
+  if (!w || !x || !y) return fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
+  if (x_dtype != KOPT_W4A16_F16 && x_dtype != KOPT_W4A16_BF16)
+    return fail(KOPT_W4A16_INVALID_ARGUMENT,
+                "x must be fp16 (1) or bf16 (2); got dtype " + std::to_string(x_dtype));
+  if (y_dtype != KOPT_W4A16_F32 && y_dtype != KOPT_W4A16_F16 && y_dtype != KOPT_W4A16_BF16)
+    return fail(KOPT_W4A16_INVALID_ARGUMENT,
+                "y must be fp32 (0), fp16 (1) or bf16 (2); got dtype " + std::to_string(y_dtype));
+  if (M < 1) return fail(KOPT_W4A16_INVALID_ARGUMENT, "M must be >= 1; got " + std::to_string(M));
+  hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
+  const int K = w->args.K, N = w->args.N;
+  const bool stage_x = x_dtype != KOPT_W4A16_F16 || w->k_order;
+  for (int m = 0; m < M; ++m) {
+    const char* x_m =
+        static_cast<const char*>(x) + static_cast<size_t>(m) * K * dtype_bytes(x_dtype);
+    char* y_m = static_cast<char*>(y) + static_cast<size_t>(m) * N * dtype_bytes(y_dtype);
+    const void* x_in = x_m;
+    if (stage_x) {
+      kopt_w4a16_stage_x<<<(K + 255) / 256, 256, 0, stream>>>(x_m, x_dtype, w->k_order, w->x_row,
+                                                              K);
+      x_in = w->x_row;
+    }
+    float* y_out = y_dtype == KOPT_W4A16_F32 ? reinterpret_cast<float*>(y_m) : w->y_row;
+    hipError_t e = hipGetLastError();
+    if (e == hipSuccess) e = kopt_weights_call(*w, x_in, y_out, stream);
+    if (e == hipSuccess && y_dtype != KOPT_W4A16_F32) {
+      kopt_w4a16_store_y<<<(N + 255) / 256, 256, 0, stream>>>(w->y_row, y_m, y_dtype, N);
+      e = hipGetLastError();
+    }
+    if (e != hipSuccess) return gpu_fail(e, "gemm launch");
+  }
+  return KOPT_W4A16_OK;
+}
+
+int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* h, void* stream_ptr,
+                                kopt_w4a16_weights** out) {
+  if (!h || !out || !h->qweight || !h->scales || !h->offsets)
+    return fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
+  *out = nullptr;
+  if (h->K < 2 || h->N < 1 || h->G < 2 || h->K % 2 != 0 || h->K % h->G != 0)
+    return fail(KOPT_W4A16_INVALID_ARGUMENT, "host weights with K=" + std::to_string(h->K) +
+                                                 " N=" + std::to_string(h->N) +
+                                                 " G=" + std::to_string(h->G) + " are not valid");
+  hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
+  const size_t q_bytes = static_cast<size_t>(h->N) * (h->K / 2),
+               g_bytes = static_cast<size_t>(h->N) * (h->K / h->G) * 2;
+  unsigned char *q = nullptr, *s = nullptr, *o = nullptr;
+  hipError_t e = hipMalloc(reinterpret_cast<void**>(&q), q_bytes);
+  if (e == hipSuccess) e = hipMalloc(reinterpret_cast<void**>(&s), g_bytes);
+  if (e == hipSuccess) e = hipMalloc(reinterpret_cast<void**>(&o), g_bytes);
+  if (e == hipSuccess) e = hipMemcpy(q, h->qweight, q_bytes, hipMemcpyHostToDevice);
+  if (e == hipSuccess) e = hipMemcpy(s, h->scales, g_bytes, hipMemcpyHostToDevice);
+  if (e == hipSuccess) e = hipMemcpy(o, h->offsets, g_bytes, hipMemcpyHostToDevice);
+  int r = e == hipSuccess ? kopt_w4a16_create(q, s, o, h->K, h->N, h->G, stream, out)
+                          : gpu_fail(e, "uploading host weights");
+  if (r == KOPT_W4A16_OK) (void)hipStreamSynchronize(stream);
+  for (unsigned char* p : {q, s, o})
+    if (p) (void)hipFree(p);
+  if (r != KOPT_W4A16_OK || !h->k_order) return r;
+  kopt_w4a16_weights* w = *out;
+  if ((e = hipMalloc(reinterpret_cast<void**>(&w->k_order), sizeof(int) * h->K)) != hipSuccess ||
+      (e = hipMemcpy(w->k_order, h->k_order, sizeof(int) * h->K, hipMemcpyHostToDevice)) !=
+          hipSuccess) {
+    kopt_w4a16_destroy(w);
+    *out = nullptr;
+    return gpu_fail(e, "uploading the K order");
+  }
+  return KOPT_W4A16_OK;
 }
 
 void kopt_w4a16_destroy(kopt_w4a16_weights* w) {
   if (!w) return;
   kopt_weights_release(w);
+  for (void* p :
+       {static_cast<void*>(w->k_order), static_cast<void*>(w->x_row), static_cast<void*>(w->y_row)})
+    if (p) (void)hipFree(p);
   delete w;
+}
+
+int kopt_w4a16_devices(void) {
+  int count = 0;
+  const hipError_t e = hipGetDeviceCount(&count);
+  if (e != hipSuccess) {
+    (void)hipGetLastError();  // clear it: no device is an answer, not a fault
+    return fail(0, std::string("no GPU: ") + hipGetErrorString(e));
+  }
+  return count;
 }
 
 const char* kopt_w4a16_kernel(const kopt_w4a16_weights* w) {
   return w ? w->description.c_str() : "";
 }
-
-const char* kopt_w4a16_last_error(void) { return g_last_error.c_str(); }
 
 }  // extern "C"
 

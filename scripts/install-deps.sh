@@ -6,7 +6,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-  build-essential cmake pkg-config git perl python3 \
+  build-essential cmake pkg-config git perl python3 python3-numpy \
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev \
   libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libdtl-dev \
   libgtest-dev libgmock-dev \

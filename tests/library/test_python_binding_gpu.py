@@ -1,0 +1,103 @@
+"""The Python binding on a GPU (run on the GPU machine with PyTorch):
+KoptLinear from AWQ, GPTQ act-order and GGUF tensors against torch on the
+format's own dequantised weights, fp16 and bf16 in, fp32/fp16/bf16 out,
+several rows, and one clear error for each wrong input."""
+import unittest
+
+import numpy as np
+import torch
+
+import kopt_w4a16 as kw
+from test_python_binding import AWQ_ORDER, random_group_quant
+
+
+def awq_tensors(K, N, G, seed):
+    q, z, s = random_group_quant(K, N, G, seed)
+    qweight = np.zeros((K, N // 8), np.uint32)
+    qzeros = np.zeros((K // G, N // 8), np.uint32)
+    for i, col in enumerate(AWQ_ORDER):
+        qweight |= q[:, col::8].astype(np.uint32) << (4 * i)
+        qzeros |= z[:, col::8].astype(np.uint32) << (4 * i)
+    w = (q - np.repeat(z, G, axis=0)) * np.repeat(s.astype(np.float64), G, axis=0)
+    return qweight.view(np.int32), qzeros.view(np.int32), s, w
+
+
+def check(test, y, x, w, what):
+    ref = x.double().cpu().numpy() @ w
+    got = y.double().cpu().numpy()
+    # kopt's rule for its kernels (atol = rtol = 1e-2), on top of the output dtype's own rounding.
+    eps = {torch.float32: 0.0, torch.float16: 2 ** -11, torch.bfloat16: 2 ** -8}[y.dtype]
+    bad = np.abs(got - ref) > 1e-2 + (1e-2 + eps) * np.abs(ref)
+    test.assertFalse(bad.any(), f"{what}: {bad.sum()} of {bad.size} outside the tolerance; "
+                                f"max |diff| {np.abs(got - ref).max():.4g}")
+
+
+class KoptLinearGpuTest(unittest.TestCase):
+    def test_awq_dtypes_and_rows(self):
+        K, N, G = 4096, 1024, 128
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 5)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
+        for x_dtype in (torch.float16, torch.bfloat16):
+            for out in (None, torch.float32, torch.float16, torch.bfloat16):
+                for rows in (1, 3, 16):
+                    layer.out_dtype = out
+                    x = (torch.rand(rows, K, device="cuda") * 2 - 1).to(x_dtype)
+                    y = layer(x)
+                    self.assertEqual(y.dtype, out or x_dtype)
+                    self.assertEqual(tuple(y.shape), (rows, N))
+                    check(self, y, x, w, f"x {x_dtype}, y {y.dtype}, {rows} rows")
+        x = torch.rand(2, 5, K, device="cuda", dtype=torch.float16)
+        self.assertEqual(tuple(layer(x).shape), (2, 5, N))
+
+    def test_gptq_act_order(self):
+        K, N, G = 2048, 512, 64
+        q, z, s = random_group_quant(K, N, G, 6)
+        perm = np.random.default_rng(7).permutation(K)
+        g_idx = np.empty(K, np.int32)
+        g_idx[perm] = np.arange(K) // G
+        qweight = np.zeros((K // 8, N), np.uint32)
+        for i in range(8):
+            qweight |= q[i::8, :].astype(np.uint32) << (4 * i)
+        qzeros = np.zeros((K // G, N // 8), np.uint32)
+        for i in range(8):
+            qzeros |= (z[:, i::8] - 1).astype(np.uint32) << (4 * i)
+        layer = kw.KoptLinear.from_gptq(qweight.view(np.int32), qzeros.view(np.int32), s, G, g_idx=g_idx)
+        w = (q - z[g_idx]) * s[g_idx].astype(np.float64)
+        x = (torch.rand(4, K, device="cuda") * 2 - 1).half()
+        check(self, layer(x), x, w, "GPTQ act-order")
+
+    def test_gguf_q4_0(self):
+        K, N = 2048, 256
+        rng = np.random.default_rng(8)
+        q = rng.integers(0, 16, (N, K))
+        d = (rng.integers(512, 1024, (N, K // 32)) * 2.0 ** -17).astype(np.float16) * np.where(
+            rng.integers(0, 2, (N, K // 32)) == 1, 1, -1).astype(np.float16)
+        blocks = bytearray()
+        for n in range(N):
+            for b in range(K // 32):
+                qs = q[n, b * 32:b * 32 + 16] | (q[n, b * 32 + 16:b * 32 + 32] << 4)
+                blocks += d[n, b].tobytes() + qs.astype(np.uint8).tobytes()
+        layer = kw.KoptLinear.from_gguf(np.frombuffer(bytes(blocks), np.uint8), kw.GGML_TYPE_Q4_0, K, N)
+        w = ((q - 8) * np.repeat(d.astype(np.float64), 32, axis=1)).T
+        x = (torch.rand(2, K, device="cuda") * 2 - 1).bfloat16()
+        check(self, layer(x), x, w, "GGUF Q4_0")
+
+    def test_wrong_inputs_are_one_line(self):
+        K, N, G = 512, 256, 64
+        qweight, qzeros, scales, _ = awq_tensors(K, N, G, 9)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
+        cases = [
+            (torch.rand(1, K, device="cuda"), "x must be float16 or bfloat16"),
+            (torch.rand(1, K, dtype=torch.float16), "x must be on a CUDA device"),
+            (torch.rand(1, K + 2, device="cuda", dtype=torch.float16), "last dimension must be K = 512"),
+            (torch.rand(K, 2, device="cuda", dtype=torch.float16).t(), "x must be contiguous"),
+        ]
+        for x, needle in cases:
+            with self.assertRaises(kw.KoptError) as e:
+                layer(x)
+            self.assertIn(needle, str(e.exception))
+            self.assertNotIn("\n", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
