@@ -70,17 +70,16 @@ uint16_t float_to_half(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
-int invalid(const std::string& what) {
-  return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, what);
-}
+int invalid(const std::string& what) { return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, what); }
 
 // Checks the sizes every importer shares and allocates `out`.
 int start(int K, int N, int G, kopt_w4a16_host_weights* out, const char* format) {
   if (!out) return invalid(std::string(format) + ": null output");
   std::memset(out, 0, sizeof *out);
   if (K < 2 || N < 1 || G < 2 || K % 2 != 0 || G % 2 != 0 || K % G != 0)
-    return invalid(std::string(format) + ": need K >= 2 even, N >= 1, G even and dividing K; got K=" +
-                   std::to_string(K) + " N=" + std::to_string(N) + " G=" + std::to_string(G));
+    return invalid(std::string(format) +
+                   ": need K >= 2 even, N >= 1, G even and dividing K; got K=" + std::to_string(K) +
+                   " N=" + std::to_string(N) + " G=" + std::to_string(G));
   const size_t groups = static_cast<size_t>(N) * static_cast<size_t>(K / G);
   if (static_cast<double>(N) * K > 4e11) return invalid(std::string(format) + ": K·N too large");
   out->K = K;
@@ -238,8 +237,8 @@ int kopt_w4a16_import_gguf(const void* data, size_t bytes, int type, int K, int 
     return invalid("GGUF: tensor type " + std::to_string(type) +
                    " is not Q4_0 (2) or Q4_1 (3); other types are not int4 with one scale per "
                    "block of 32");
-  if (K % 32 != 0) return invalid("GGUF: a row of K = " + std::to_string(K) +
-                                  " values is not whole blocks of 32");
+  if (K % 32 != 0)
+    return invalid("GGUF: a row of K = " + std::to_string(K) + " values is not whole blocks of 32");
   if (int r = start(K, N, 32, out, "GGUF")) return r;
   const bool q4_1 = type == KOPT_GGML_TYPE_Q4_1;
   const size_t block_bytes = q4_1 ? 20 : 18, blocks = static_cast<size_t>(K / 32);
@@ -271,8 +270,8 @@ int kopt_w4a16_import_gguf(const void* data, size_t bytes, int type, int K, int 
       set_group(out, n, static_cast<int>(b), d, q4_1 ? half_to_float(m) : -8.0f * half_to_float(d));
       if (!finite_half(out->offsets[static_cast<size_t>(n) * blocks + b])) {
         kopt_w4a16_host_weights_free(out);
-        return invalid("GGUF: −8·d of block " + std::to_string(b) + " of row " +
-                       std::to_string(n) + " overflows fp16");
+        return invalid("GGUF: −8·d of block " + std::to_string(b) + " of row " + std::to_string(n) +
+                       " overflows fp16");
       }
     }
   return KOPT_W4A16_OK;

@@ -27,6 +27,8 @@ namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 20;
 
+}  // namespace
+
 void fill_x(ProblemData* data, Dataset dataset, uint64_t seed) {
   Rng rng(seed ^ 0x5851F42D4C957F2Dull);
   const int64_t K = dims(data->shape).K;
@@ -54,8 +56,6 @@ void fill_x(ProblemData* data, Dataset dataset, uint64_t seed) {
       break;
   }
 }
-
-}  // namespace
 
 Shape shape(int64_t K, int64_t N, int64_t G) { return Shape{kId, {{"K", K}, {"N", N}, {"G", G}}}; }
 
@@ -141,34 +141,41 @@ ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed)
 }
 
 std::vector<double> reference_gemv(const ProblemData& d) {
-  const Dims dm = dims(d.shape);
+  return reference_rows(d.shape, d.weights, d.x.data(), 1);
+}
+
+std::vector<double> reference_rows(const Shape& shape, const std::vector<uint8_t>& weights,
+                                   const uint16_t* x_rows, int64_t rows) {
+  const Dims dm = dims(shape);
   const int64_t K = dm.K, N = dm.N, G = dm.G, groups = K / G;
-  std::vector<double> x(static_cast<size_t>(K));
-  for (int64_t k = 0; k < K; ++k)
-    x[static_cast<size_t>(k)] = half_to_float(d.x[static_cast<size_t>(k)]);
-  // Σx per group is shared by every column: w = s·q + o gives
-  // y[n] = Σ_g (s·Σ_k x·q + o·Σ_k x).
-  std::vector<double> xsum(static_cast<size_t>(groups), 0.0);
-  for (int64_t k = 0; k < K; ++k) xsum[static_cast<size_t>(k / G)] += x[static_cast<size_t>(k)];
-  CanonicalLayout layout = CanonicalLayout::of(d.shape);
-  const auto* scales = reinterpret_cast<const uint16_t*>(d.weights.data() + layout.scales_offset);
-  const auto* offsets = reinterpret_cast<const uint16_t*>(d.weights.data() + layout.offsets_offset);
-  std::vector<double> y(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) {
-    const uint8_t* row = d.weights.data() + n * (K / 2);
-    double acc = 0;
-    for (int64_t g = 0; g < groups; ++g) {
-      double xq = 0;
-      for (int64_t j = g * G / 2; j < (g + 1) * G / 2; ++j) {
-        uint8_t b = row[j];
-        xq +=
-            x[static_cast<size_t>(2 * j)] * (b & 15) + x[static_cast<size_t>(2 * j + 1)] * (b >> 4);
+  CanonicalLayout layout = CanonicalLayout::of(shape);
+  const auto* scales = reinterpret_cast<const uint16_t*>(weights.data() + layout.scales_offset);
+  const auto* offsets = reinterpret_cast<const uint16_t*>(weights.data() + layout.offsets_offset);
+  std::vector<double> y(static_cast<size_t>(rows * N));
+  std::vector<double> x(static_cast<size_t>(K)), xsum(static_cast<size_t>(groups));
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t k = 0; k < K; ++k)
+      x[static_cast<size_t>(k)] = half_to_float(x_rows[static_cast<size_t>(m * K + k)]);
+    // Σx per group is shared by every column: w = s·q + o gives
+    // y[n] = Σ_g (s·Σ_k x·q + o·Σ_k x).
+    std::fill(xsum.begin(), xsum.end(), 0.0);
+    for (int64_t k = 0; k < K; ++k) xsum[static_cast<size_t>(k / G)] += x[static_cast<size_t>(k)];
+    for (int64_t n = 0; n < N; ++n) {
+      const uint8_t* row = weights.data() + n * (K / 2);
+      double acc = 0;
+      for (int64_t g = 0; g < groups; ++g) {
+        double xq = 0;
+        for (int64_t j = g * G / 2; j < (g + 1) * G / 2; ++j) {
+          uint8_t b = row[j];
+          xq += x[static_cast<size_t>(2 * j)] * (b & 15) +
+                x[static_cast<size_t>(2 * j + 1)] * (b >> 4);
+        }
+        size_t gi = static_cast<size_t>(n * groups + g);
+        acc += half_to_float(scales[gi]) * xq +
+               half_to_float(offsets[gi]) * xsum[static_cast<size_t>(g)];
       }
-      size_t gi = static_cast<size_t>(n * groups + g);
-      acc += half_to_float(scales[gi]) * xq +
-             half_to_float(offsets[gi]) * xsum[static_cast<size_t>(g)];
+      y[static_cast<size_t>(m * N + n)] = acc;
     }
-    y[static_cast<size_t>(n)] = acc;
   }
   return y;
 }

@@ -27,7 +27,8 @@ float half_bits_to_float(uint16_t h) {
 // A value exactly representable in fp16 (v·2^-10 with |v| < 2048, scaled).
 uint16_t half_of(float f) {
   for (uint16_t h = 0; h < 0x7C00; ++h)
-    if (half_bits_to_float(h) == std::fabs(f)) return static_cast<uint16_t>(h | (f < 0 ? 0x8000 : 0));
+    if (half_bits_to_float(h) == std::fabs(f))
+      return static_cast<uint16_t>(h | (f < 0 ? 0x8000 : 0));
   ADD_FAILURE() << f << " is not an fp16 value";
   return 0;
 }
@@ -71,9 +72,13 @@ struct GroupQuant {  // q [K][N], z and s per (group, column)
 
 GroupQuant random_group_quant(int K, int N, int G, uint32_t seed, bool act_order) {
   std::mt19937 rng(seed);
-  GroupQuant g{K, N, G, std::vector<int>(static_cast<size_t>(K) * N),
+  GroupQuant g{K,
+               N,
+               G,
+               std::vector<int>(static_cast<size_t>(K) * N),
                std::vector<int>(static_cast<size_t>(K / G) * N),
-               std::vector<float>(static_cast<size_t>(K / G) * N), std::vector<int>(K)};
+               std::vector<float>(static_cast<size_t>(K / G) * N),
+               std::vector<int>(K)};
   for (int& v : g.q) v = static_cast<int>(rng() % 16);
   for (int& v : g.z) v = static_cast<int>(rng() % 16);
   // Scales that are exact fp16 values (subnormal ones included), 3e-5..2e-3.
@@ -115,17 +120,20 @@ TEST(ImportersTest, AwqGemmLayoutMatchesItsDequantisation) {
   GroupQuant g = random_group_quant(K, N, G, 1, false);
   // AutoAWQ packs column order[i] of each group of eight into nibble i.
   const int order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
-  std::vector<int32_t> qweight(static_cast<size_t>(K) * N / 8), qzeros(static_cast<size_t>(K / G) * N / 8);
+  std::vector<int32_t> qweight(static_cast<size_t>(K) * N / 8),
+      qzeros(static_cast<size_t>(K / G) * N / 8);
   for (int k = 0; k < K; ++k)
     for (int c = 0; c < N / 8; ++c)
       for (int i = 0; i < 8; ++i) {
-        const uint32_t q = static_cast<uint32_t>(g.q[static_cast<size_t>(k) * N + c * 8 + order[i]]);
+        const uint32_t q =
+            static_cast<uint32_t>(g.q[static_cast<size_t>(k) * N + c * 8 + order[i]]);
         qweight[static_cast<size_t>(k) * (N / 8) + c] |= static_cast<int32_t>(q << (4 * i));
       }
   for (int gr = 0; gr < K / G; ++gr)
     for (int c = 0; c < N / 8; ++c)
       for (int i = 0; i < 8; ++i) {
-        const uint32_t z = static_cast<uint32_t>(g.z[static_cast<size_t>(gr) * N + c * 8 + order[i]]);
+        const uint32_t z =
+            static_cast<uint32_t>(g.z[static_cast<size_t>(gr) * N + c * 8 + order[i]]);
         qzeros[static_cast<size_t>(gr) * (N / 8) + c] |= static_cast<int32_t>(z << (4 * i));
       }
   const std::vector<uint16_t> scales = scale_bits(g);
@@ -228,8 +236,8 @@ TEST(ImportersTest, GgufQ4_0AndQ4_1MatchGgmlsDequantisationWithNegativeScales) {
       for (int k = 0; k < K; ++k) {
         const size_t bi = static_cast<size_t>(n) * (K / 32) + k / 32;
         const int qv = q[static_cast<size_t>(n) * K + k];
-        ref.w[static_cast<size_t>(k) * N + n] = q4_1 ? static_cast<double>(d[bi]) * qv + m[bi]
-                                                     : static_cast<double>(d[bi]) * (qv - 8);
+        ref.w[static_cast<size_t>(k) * N + n] =
+            q4_1 ? static_cast<double>(d[bi]) * qv + m[bi] : static_cast<double>(d[bi]) * (qv - 8);
       }
     kopt_w4a16_host_weights h;
     ASSERT_EQ(kopt_w4a16_import_gguf(blocks.data(), blocks.size(),
