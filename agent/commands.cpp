@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -470,9 +471,28 @@ int run_check_amd(const std::string& problem, const std::vector<std::string>& fi
       fmt::print(stderr, "kopt check-amd: {}\n", s.message());
       return kExitUsage;
     }
+    // The file's problem: the one asked for, else the problem whose folder or
+    // seed the file is, else the default (said, since its device helpers
+    // are the ones the file is built with).
+    std::string file_problem = problem;
+    std::string assumed;
+    if (file_problem.empty()) {
+      for (const Problem* p : registered_problems()) {
+        const bool in_folder = file.find("problems/" + p->id() + "/") != std::string::npos;
+        const bool is_seed = std::any_of(p->seeds().begin(), p->seeds().end(),
+                                         [&](const Seed& seed) { return seed.source == source; });
+        if (in_folder || is_seed) {
+          file_problem = p->id();
+          break;
+        }
+      }
+      if (file_problem.empty())
+        assumed = " (checked as " + registered_problems().front()->id() +
+                  ", the default problem: give --problem ID for another)";
+    }
     // A file has no shape: built as for any shape (no size macros).
-    TargetResources a = sandbox.check_amd(source, {}, Shape{problem, {}});
-    fmt::print("{}: {}\n", file, describe_amd(a));
+    TargetResources a = sandbox.check_amd(source, {}, Shape{file_problem, {}});
+    fmt::print("{}: {}{}\n", file, describe_amd(a), assumed);
     if (!a.compiled) {
       exit_code = kExitRejected;
       if (!a.log.empty()) fmt::print("{}\n", a.log.substr(0, 4000));

@@ -115,9 +115,7 @@ class W4a16Batch : public Problem {
     return w4a16::reference_rows(gemv_shape(d.shape), d.weights, d.x.data(), d.shape.var("M"));
   }
 
-  std::string device_prelude() const override {
-    return find_problem(w4a16::kId)->device_prelude();
-  }
+  std::string device_prelude() const override { return find_problem(w4a16::kId)->device_prelude(); }
   std::string device_reference() const override { return embedded::kW4a16BatchDeviceReference; }
 
   // The W4A16 suites (contest and models) at each decode batch of

@@ -492,6 +492,27 @@ TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   EXPECT_NE(o.output.find("ok 5.00 us"), std::string::npos) << o.output;
 }
 
+// A file is checked with its own problem's device helpers: a W8A16 seed
+// copied anywhere is still a W8A16 seed; a file of no problem says which
+// problem it was built as.
+TEST(CliTest, CheckAmdTakesTheProblemFromTheFile) {
+  if (!AmdToolchain::find().available()) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
+  const std::string copy = test::temp_path("w8a16_vec.hip");
+  std::ofstream(copy) << test::read_source_file("problems/w8a16_gemv/seeds/vec.hip");
+  Outcome o = kopt_cli({"check-amd", copy});
+  EXPECT_EQ(o.code, kExitOk) << o.output;
+  EXPECT_NE(o.output.find("0 B scratch"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("checked as"), std::string::npos) << o.output;
+  const std::string other = test::temp_path("other.hip");
+  std::string naive = test::read_source_file("problems/w4a16_gemv/seeds/naive.hip");
+  std::ofstream(other) << naive << "\n// changed\n";
+  o = kopt_cli({"check-amd", other});
+  EXPECT_EQ(o.code, kExitOk) << o.output;
+  EXPECT_NE(o.output.find("checked as w4a16_gemv, the default problem: give --problem ID"),
+            std::string::npos)
+      << o.output;
+}
+
 // A database from the GPU machine records gfx906 as "not checked"; check-amd
 // --db fills it in where the AMD toolchain is.
 TEST(CliTest, CheckAmdFillsInADatabase) {

@@ -37,8 +37,8 @@ TEST(W4a16BatchTest, ShapesParseWithRowsFirstAndSizesCountEveryRow) {
   EXPECT_EQ(batch().bytes_moved(s),
             gemv.bytes_moved(w4a16::shape(4096, 1000, 128)) + 2 * (2 * 4096 + 4 * 1000));
   EXPECT_EQ(batch().weight_bytes(s), gemv.weight_bytes(w4a16::shape(4096, 1000, 128)));
-  for (const char* bad : {"7168x9216", "0x512x256", "65x512x256", "x512x256", "8x100x7",
-                          "8x512x256/g7", "8x512"}) {
+  for (const char* bad :
+       {"7168x9216", "0x512x256", "65x512x256", "x512x256", "8x100x7", "8x512x256/g7", "8x512"}) {
     Status st = parse_shape(w4a16_batch::kId, bad, {}, &s);
     EXPECT_FALSE(st.ok()) << bad;
     EXPECT_EQ(st.message().find('\n'), std::string::npos);
@@ -81,11 +81,12 @@ TEST(W4a16BatchTest, SuitesHoldTheContestAtEachDecodeBatch) {
 // rules, compiles for sm_90 and (where the toolchain is) for gfx906 without
 // scratch.
 TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
-  const std::vector<std::map<std::string, int64_t>> knobs = {{},
-                                                             {{"MR", 16}, {"COLS", 2}, {"WARPS", 4}},
-                                                             {{"MR", 1}, {"COLS", 1}, {"WARPS", 1}},
-                                                             {{"MR", 4}, {"COLS", 8}, {"WARPS", 4}},
-                                                             {{"SPLIT", 4}}};
+  const std::vector<std::map<std::string, int64_t>> knobs = {
+      {},
+      {{"MR", 16}, {"COLS", 2}, {"WARPS", 4}},
+      {{"MR", 1}, {"COLS", 1}, {"WARPS", 1}},
+      {{"MR", 4}, {"COLS", 8}, {"WARPS", 4}},
+      {{"SPLIT", 4}}};
   const AmdToolchain amd = AmdToolchain::find();
   for (const Seed& seed : batch().seeds())
     for (const auto& params : knobs) {
@@ -125,7 +126,8 @@ TEST(W4a16BatchTest, AKernelThatComputesRowZeroOnlyIsNotWritten) {
   p.call = [](HostLaunch& l) {
     std::vector<double> y = w4a16::reference_rows(
         w4a16::shape(256, 48, 64),
-        std::vector<uint8_t>(l.w, l.w + w4a16::CanonicalLayout::of(w4a16::shape(256, 48)).total_bytes),
+        std::vector<uint8_t>(l.w,
+                             l.w + w4a16::CanonicalLayout::of(w4a16::shape(256, 48)).total_bytes),
         l.x, 1);
     for (int n = 0; n < 48; ++n) l.y[n] = static_cast<float>(y[static_cast<size_t>(n)]);
     l.cost_us = 1;
