@@ -1,5 +1,6 @@
 #include "agent/answer_parser.h"
 
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "agent/candidate_text.h"
@@ -81,6 +82,73 @@ std::string trimmed(const std::string& line) {
   return line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
 }
 
+// A line that stands for lines the model left out: a comment or a bare
+// line made of an ellipsis ("// ... rest of the loop unchanged ...",
+// "/* ... */", "...").
+bool is_elision(const std::string& line) {
+  const std::string t = trimmed(line);
+  if (t.find("...") == std::string::npos && t.find("\xE2\x80\xA6") == std::string::npos)
+    return false;
+  return t.rfind("//", 0) == 0 || t.rfind("/*", 0) == 0 || t.rfind("#", 0) == 0 ||
+         t.find_first_not_of(".\xE2\x80\xA6 ") == std::string::npos;
+}
+
+Status apply_edit(const Edit& e, size_t index, std::string* text);
+
+// An edit whose SEARCH skips unchanged lines with an elision marker: the
+// lines before the marker and those after it are found (each unique, in
+// that order) and everything from the first to the last is replaced; an
+// elision in the REPLACE text stands for what lay between, kept as it was.
+Status apply_elided_edit(const Edit& e, size_t index, std::string* text, bool* applied) {
+  *applied = false;
+  const std::vector<std::string> search = text_lines(e.search);
+  size_t marker = search.size();
+  for (size_t i = 0; i < search.size(); ++i)
+    if (is_elision(search[i])) {
+      if (marker != search.size())
+        return Status::error("edit " + std::to_string(index + 1) +
+                             ": SEARCH has more than one elision marker; give the lines around "
+                             "one gap only");
+      marker = i;
+    }
+  if (marker == search.size()) return Status();
+  std::string before, after;
+  for (size_t i = 0; i < marker; ++i) before += search[i] + "\n";
+  for (size_t i = marker + 1; i < search.size(); ++i) after += search[i] + "\n";
+  const std::string which = "edit " + std::to_string(index + 1);
+  if (trimmed(before).empty() || trimmed(after).empty())
+    return Status::error(which + ": an elision marker needs SEARCH lines before and after it");
+  // Locate both parts with the same tolerance as a plain SEARCH, by marking
+  // them in a copy of the text.
+  const std::string open = "\x01KOPT_BEFORE\x01\n", close = "\x01KOPT_AFTER\x01\n";
+  std::string marked = *text;
+  KOPT_RETURN_IF_ERROR(apply_edit(Edit{before, open + before}, index, &marked));
+  const size_t b = marked.find(open);
+  std::string tail = marked.substr(b + open.size());
+  KOPT_RETURN_IF_ERROR(apply_edit(Edit{after, after + close}, index, &tail));
+  const size_t a_end = tail.find(close);
+  // What lay between the two parts, kept where REPLACE elides it too.
+  std::string kept;
+  {
+    std::string t = tail.substr(0, a_end);
+    const std::vector<std::string> tl = text_lines(t), bl = text_lines(before),
+                                   al = text_lines(after);
+    size_t from = 0, skipped = 0;
+    for (; from < tl.size() && skipped < bl.size(); ++from)
+      if (!trimmed(tl[from]).empty()) ++skipped;
+    size_t to = tl.size();
+    for (skipped = 0; to > from && skipped < al.size(); --to)
+      if (!trimmed(tl[to - 1]).empty()) ++skipped;
+    for (size_t i = from; i < to; ++i) kept += tl[i] + "\n";
+  }
+  std::string replacement;
+  for (const auto& line : text_lines(e.replace))
+    replacement += is_elision(line) ? kept : line + "\n";
+  *text = marked.substr(0, b) + replacement + tail.substr(a_end + close.size());
+  *applied = true;
+  return Status();
+}
+
 // Applies one edit. Exact text first; then, as models drift in indentation,
 // the SEARCH lines matched with leading and trailing white space ignored
 // (blank lines skipped) — still required to match exactly once.
@@ -115,6 +183,11 @@ Status apply_edit(const Edit& e, size_t index, std::string* text) {
     if (w == wanted.size()) matches.emplace_back(i, j);
   }
   const std::string first_line = wanted[0].substr(0, 80);
+  if (matches.empty()) {
+    bool applied = false;
+    KOPT_RETURN_IF_ERROR(apply_elided_edit(e, index, text, &applied));
+    if (applied) return Status();
+  }
   if (matches.empty())
     return Status::error(which + ": SEARCH text not found in the parent (first line: '" +
                          first_line + "')");
@@ -153,6 +226,99 @@ bool looks_like_contract(const std::string& block) {
          block.find("\"launches\"") != std::string::npos && !looks_like_kernel(block);
 }
 
+// A unified diff of the parent (```diff, "@@ -a,b +c,d @@" hunks, as git
+// and many models write them): each hunk becomes an edit whose SEARCH is its
+// context and removed lines and whose REPLACE is its context and added lines,
+// applied with the same tolerance as SEARCH/REPLACE (white space, line
+// endings; offsets are not needed: the context must match once).
+bool looks_like_diff(const std::string& text) {
+  return text.find("\n@@ ") != std::string::npos || text.rfind("@@ ", 0) == 0;
+}
+
+Status apply_unified_diff(const std::string& diff, std::string* text) {
+  std::vector<Edit> hunks;
+  Edit* hunk = nullptr;
+  for (const std::string& raw : text_lines(diff)) {
+    std::string line = raw;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("@@", 0) == 0) {
+      hunks.emplace_back();
+      hunk = &hunks.back();
+      continue;
+    }
+    if (!hunk || line.rfind("---", 0) == 0 || line.rfind("+++", 0) == 0 ||
+        line.rfind("\\ No newline", 0) == 0)
+      continue;
+    if (line.rfind("```", 0) == 0) {
+      hunk = nullptr;
+      continue;
+    }
+    const char tag = line.empty() ? ' ' : line[0];
+    const std::string body = line.empty() ? "" : line.substr(1);
+    if (tag == '-') {
+      hunk->search += body + "\n";
+    } else if (tag == '+') {
+      hunk->replace += body + "\n";
+    } else if (tag == ' ') {
+      hunk->search += body + "\n";
+      hunk->replace += body + "\n";
+    }
+  }
+  if (hunks.empty()) return Status::error("a diff without @@ hunks");
+  for (size_t i = 0; i < hunks.size(); ++i) {
+    if (trimmed(hunks[i].search).empty())
+      return Status::error("hunk " + std::to_string(i + 1) +
+                           ": no context or removed lines to place it; give a few unchanged "
+                           "lines around the change");
+    Status s = apply_edit(hunks[i], i, text);
+    if (!s.ok()) {
+      std::string m = s.message();
+      m.replace(0, m.find(':'), "hunk " + std::to_string(i + 1));
+      return Status::error(m + "; the diff must be against the parent kernel shown");
+    }
+  }
+  return Status();
+}
+
+// A tool call that arrived as the answer's text (models trained for tool use
+// answer so where the endpoint offers no tools): {"name": ..., "arguments":
+// {...} or "<JSON text>"}, or the arguments object alone, with the source in
+// "source", "code" or "kernel", and optionally a "contract" (object or text).
+// Returns false when the answer is not such an object.
+bool unwrap_tool_call(const std::string& answer, std::string* source) {
+  std::string text = trimmed(answer);
+  if (text.rfind("```", 0) == 0) {  // a fenced JSON block
+    const size_t nl = text.find('\n'), end = text.rfind("```");
+    if (nl == std::string::npos || end <= nl) return false;
+    text = trimmed(text.substr(nl + 1, end - nl - 1));
+  }
+  if (text.empty() || text[0] != '{') return false;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  for (int depth = 0; depth < 3 && j.is_object(); ++depth) {
+    for (const char* key : {"source", "code", "kernel"})
+      if (j.contains(key) && j[key].is_string()) {
+        *source = j[key].get<std::string>();
+        if (source->find("/* kopt:") == std::string::npos && j.contains("contract")) {
+          const nlohmann::json& c = j["contract"];
+          const std::string contract = c.is_string()   ? c.get<std::string>()
+                                       : c.is_object() ? c.dump(2)
+                                                       : "";
+          if (!contract.empty()) *source = "/* kopt:\n" + contract + "\n*/\n" + *source;
+        }
+        return true;
+      }
+    nlohmann::json next;
+    for (const char* key : {"arguments", "parameters", "input", "function"})
+      if (j.contains(key)) {
+        next = j[key].is_string() ? nlohmann::json::parse(j[key].get<std::string>(), nullptr, false)
+                                  : j[key];
+        break;
+      }
+    j = next;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status parse_model_answer(const std::string& raw_answer, const std::string& parent,
@@ -160,6 +326,19 @@ Status parse_model_answer(const std::string& raw_answer, const std::string& pare
   if (raw_answer.empty()) return Status::error("empty answer");
   if (raw_answer.size() > kMaxAnswerBytes) return Status::error("answer larger than 512 KiB");
   const std::string answer = without_reasoning(raw_answer);
+  if (std::string tool_source; unwrap_tool_call(answer, &tool_source)) {
+    if (tool_source.empty()) return Status::error("a tool call with an empty source");
+    // The source field may itself be an answer (a fenced block, edits).
+    if (tool_source.find("/* kopt:") != std::string::npos &&
+        tool_source.find("```") == std::string::npos) {
+      *source = tool_source;
+      *kind = "tool-call";
+      return Status();
+    }
+    KOPT_RETURN_IF_ERROR(parse_model_answer(tool_source, parent, source, kind));
+    *kind = "tool-call+" + *kind;
+    return Status();
+  }
   if (answer.find("<<<<<<< SEARCH") != std::string::npos) {
     std::vector<Edit> edits;
     KOPT_RETURN_IF_ERROR(parse_edits(answer, &edits));
@@ -172,8 +351,25 @@ Status parse_model_answer(const std::string& raw_answer, const std::string& pare
   bool unclosed = false;
   std::vector<std::string> blocks = code_blocks(answer, &unclosed);
   for (const auto& b : blocks)
-    if (b.find("/* kopt:") != std::string::npos) {
-      *source = b;
+    if (looks_like_diff(b)) {
+      std::string out = parent;
+      KOPT_RETURN_IF_ERROR(apply_unified_diff(b, &out));
+      *source = out;
+      *kind = "diff";
+      return Status();
+    }
+  if (blocks.empty() && looks_like_diff(answer) && !looks_like_kernel(answer)) {
+    std::string out = parent;
+    KOPT_RETURN_IF_ERROR(apply_unified_diff(answer, &out));
+    *source = out;
+    *kind = "diff";
+    return Status();
+  }
+  // Several blocks with a contract: the last one, since models that give
+  // two present the second as the fix of the first.
+  for (auto b = blocks.rbegin(); b != blocks.rend(); ++b)
+    if (b->find("/* kopt:") != std::string::npos) {
+      *source = *b;
       *kind = "full";
       return Status();
     }

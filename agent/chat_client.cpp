@@ -69,6 +69,25 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
                {"max_tokens", options_.max_tokens}};
   for (const auto& m : messages)
     request["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  const bool tools_offered = options_.offer_tools && !tools_refused_;
+  if (tools_offered) {
+    request["tools"] = json::array({{{"type", "function"},
+                                     {"function",
+                                      {{"name", "submit_kernel"},
+                                       {"description",
+                                        "Submit one kernel candidate: its complete source with "
+                                        "the /* kopt: */ contract comment (or SEARCH/REPLACE "
+                                        "edits or a unified diff of the parent), and the idea "
+                                        "in one line."},
+                                       {"parameters",
+                                        {{"type", "object"},
+                                         {"properties",
+                                          {{"source", {{"type", "string"}}},
+                                           {"contract", {{"type", "object"}}},
+                                           {"idea", {{"type", "string"}}}}},
+                                         {"required", json::array({"source"})}}}}}}});
+    request["tool_choice"] = "auto";
+  }
   const std::string payload = request.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string url = options_.base_url;
   while (!url.empty() && url.back() == '/') url.pop_back();
@@ -120,6 +139,10 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
     } else if (status == 429 || status >= 500) {
       last_error = "HTTP " + std::to_string(status) + ": " + resp.body.substr(0, 200);
       retry = true;
+    } else if (status == 400 && tools_offered && resp.body.find("tool") != std::string::npos) {
+      // The endpoint takes no tools: ask again without them, from now on.
+      tools_refused_ = true;
+      return complete(messages, reply);
     } else if (status != 200) {
       return Status::error("model endpoint answered HTTP " + std::to_string(status) + ": " +
                            resp.body.substr(0, 300));
@@ -129,8 +152,17 @@ Status HttpChatClient::complete(const std::vector<ChatMessage>& messages, ChatRe
         return Status::error("model endpoint sent malformed JSON: " + resp.body.substr(0, 200));
       try {
         const json& choice = j.at("choices").at(0);
-        const json& content = choice.at("message").at("content");
+        const json& message = choice.at("message");
+        const json content = get_or(message, "content", json());
         reply->text = content.is_string() ? content.get<std::string>() : "";
+        // A tool call is the submission: its call object goes to the answer
+        // parser, which unwraps it.
+        const json calls = get_or(message, "tool_calls", json::array());
+        if (calls.is_array() && !calls.empty() && calls[0].is_object() &&
+            calls[0].contains("function") && calls[0]["function"].is_object())
+          reply->text = calls[0]["function"].dump();
+        else if (!content.is_string() && !message.contains("content"))
+          throw json::other_error::create(501, "no content", nullptr);
         // Servers differ: finish_reason or the token counts may be null
         // or missing; the answer itself is what matters.
         reply->finish_reason = get_or(choice, "finish_reason", std::string());

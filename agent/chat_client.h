@@ -42,6 +42,10 @@ struct HttpChatOptions {
   int retries = 3;         // after the first try, on 429, 5xx and transport errors
   double backoff_s = 1.0;  // doubled each retry; a Retry-After header wins
   size_t max_response_bytes = 8 * 1024 * 1024;
+  // Offer a submit_kernel tool (source, contract, idea) to endpoints that
+  // take tools; one that refuses them (HTTP 400 naming tools) is asked
+  // again without, and never offered them again. Answers in text still work.
+  bool offer_tools = true;
 };
 
 class HttpChatClient : public ChatClient {
@@ -51,6 +55,7 @@ class HttpChatClient : public ChatClient {
 
  private:
   HttpChatOptions options_;
+  bool tools_refused_ = false;
 };
 
 }  // namespace kopt

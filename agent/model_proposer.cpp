@@ -257,7 +257,9 @@ bool ModelProposer::ask(const std::vector<ChatMessage>& messages, const std::str
                   ? parsed.spec.name
                   : "llm-" + kind;
   // Parameters the parent set are kept where the new contract still declares them.
-  out->params = kind == "edits" ? params_from_json(parent.candidate.params_json)
+  const bool edits_of_parent =
+      kind == "edits" || kind == "diff" || kind == "tool-call+edits" || kind == "tool-call+diff";
+  out->params = edits_of_parent ? params_from_json(parent.candidate.params_json)
                                 : std::map<std::string, int64_t>{};
   out->parents = {parent.candidate.id};
   out->proposer = name();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace kopt {
 namespace {
 
@@ -112,6 +114,119 @@ TEST(AnswerParserTest, AKernelWithoutItsContractTakesTheParents) {
   // Without a kernel in it, a block is still not an answer.
   EXPECT_FALSE(
       parse_model_answer("```\nint helper() { return 1; }\n```\n", kParent, &src, &kind).ok());
+}
+
+// --- Answers in other voices: correct work is never lost -------------------
+
+const std::string kLoopParent =
+    "/* kopt: {\"launches\": []} */\n"
+    "KOPT_KERNEL void gemv(const __half* x, float* y, int K) {\n"
+    "  float acc = 0.f;\n"
+    "  for (int k = 0; k < K; ++k) {\n"
+    "    const float v = __half2float(x[k]);\n"
+    "    acc += v;\n"
+    "  }\n"
+    "  y[0] = acc;\n"
+    "}\n";
+
+TEST(AnswerParserTest, AppliesAUnifiedDiffOfTheParent) {
+  const std::string answer =
+      "Unroll by two:\n```diff\n--- a/kernel.hip\n+++ b/kernel.hip\n"
+      "@@ -3,5 +3,5 @@ KOPT_KERNEL void gemv(const __half* x, float* y, int K) {\n"
+      "   float acc = 0.f;\n"
+      "-  for (int k = 0; k < K; ++k) {\n"
+      "+  for (int k = 0; k < K; k += 1) {\n"
+      "     const float v = __half2float(x[k]);\n"
+      "@@ -8,2 +8,2 @@\n"
+      "-  y[0] = acc;\n"
+      "+  y[0] = 2.f * acc;\n"
+      " }\n```\n";
+  std::string src, kind;
+  Status s = parse_model_answer(answer, kLoopParent, &src, &kind);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(kind, "diff");
+  EXPECT_NE(src.find("k += 1"), std::string::npos) << src;
+  EXPECT_NE(src.find("y[0] = 2.f * acc;"), std::string::npos) << src;
+  EXPECT_EQ(src.find("++k"), std::string::npos);
+  // Drifted indentation and CRLF still apply; a hunk whose context is not in
+  // the parent is named, with what to do.
+  std::string crlf = answer;
+  for (size_t at = 0; (at = crlf.find('\n', at)) != std::string::npos; at += 2)
+    crlf.replace(at, 1, "\r\n");
+  ASSERT_TRUE(parse_model_answer(crlf, kLoopParent, &src, &kind).ok());
+  s = parse_model_answer("```diff\n@@ -1 +1 @@\n-  int nothing_like_this;\n+  int x;\n```\n",
+                         kLoopParent, &src, &kind);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("hunk 1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("against the parent"), std::string::npos) << s.message();
+}
+
+TEST(AnswerParserTest, SearchBlocksMayElideUnchangedLines) {
+  const std::string answer =
+      "<<<<<<< SEARCH\n"
+      "  for (int k = 0; k < K; ++k) {\n"
+      "    // ... rest of the loop unchanged ...\n"
+      "  y[0] = acc;\n"
+      "=======\n"
+      "  for (int k = 0; k < K; k += 1) {\n"
+      "    // ... rest of the loop unchanged ...\n"
+      "  y[0] = 4.f * acc;\n"
+      ">>>>>>> REPLACE\n";
+  std::string src, kind;
+  Status s = parse_model_answer(answer, kLoopParent, &src, &kind);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(kind, "edits");
+  EXPECT_NE(src.find("k += 1"), std::string::npos) << src;
+  EXPECT_NE(src.find("    const float v = __half2float(x[k]);\n    acc += v;\n  }\n"),
+            std::string::npos)
+      << "the elided lines are kept: " << src;
+  EXPECT_NE(src.find("4.f * acc"), std::string::npos) << src;
+  EXPECT_EQ(src.find("..."), std::string::npos) << src;
+  // Two gaps in one SEARCH are ambiguous: a precise message.
+  s = parse_model_answer(
+      "<<<<<<< SEARCH\n  float acc = 0.f;\n  // ...\n    acc += v;\n  // ...\n  y[0] = acc;\n"
+      "=======\n  y[0] = 0.f;\n>>>>>>> REPLACE\n",
+      kLoopParent, &src, &kind);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("more than one elision marker"), std::string::npos) << s.message();
+}
+
+TEST(AnswerParserTest, UnwrapsAToolCallWrittenAsText) {
+  const std::string kernel = "/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() {}\n";
+  nlohmann::json args = {{"source", kernel}, {"idea", "unroll"}};
+  const std::string openai_style =
+      nlohmann::json{{"name", "submit_kernel"}, {"arguments", args.dump()}}.dump();
+  const std::string nested =
+      nlohmann::json{{"type", "function"},
+                     {"function", {{"name", "submit_kernel"}, {"arguments", args}}}}
+          .dump();
+  const std::string fenced = "```json\n" + args.dump(2) + "\n```";
+  for (const std::string& answer : {openai_style, nested, fenced}) {
+    std::string src, kind;
+    Status s = parse_model_answer(answer, kParent, &src, &kind);
+    ASSERT_TRUE(s.ok()) << s.message() << "\n" << answer;
+    EXPECT_EQ(kind, "tool-call");
+    EXPECT_EQ(src, kernel);
+  }
+  // A source without its contract takes the call's "contract" object.
+  const std::string split = nlohmann::json{{"code", "KOPT_KERNEL void gemv() {}\n"},
+                                           {"contract", {{"launches", nlohmann::json::array()}}}}
+                                .dump();
+  std::string src, kind;
+  ASSERT_TRUE(parse_model_answer(split, kParent, &src, &kind).ok());
+  EXPECT_EQ(src.rfind("/* kopt:", 0), 0u) << src;
+  EXPECT_NE(src.find("\"launches\""), std::string::npos) << src;
+}
+
+TEST(AnswerParserTest, TheLastBlockWithAContractIsTheAnswer) {
+  const std::string answer =
+      "First try:\n```hip\n/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() { bug(); "
+      "}\n```\n"
+      "Wait, that has a bug. Fixed version:\n```hip\n/* kopt: {\"launches\": []} */\n"
+      "KOPT_KERNEL void gemv() { fixed(); }\n```\n";
+  std::string src, kind;
+  ASSERT_TRUE(parse_model_answer(answer, kParent, &src, &kind).ok());
+  EXPECT_NE(src.find("fixed()"), std::string::npos) << src;
 }
 
 }  // namespace

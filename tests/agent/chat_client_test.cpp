@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "agent/answer_parser.h"
 #include "tests/agent/fakes.h"
 
 namespace kopt {
@@ -134,6 +135,51 @@ TEST(ChatClientTest, UnreachableEndpointIsAClearError) {
   s = unknown.complete({{"user", "hi"}}, &r2);
   EXPECT_TRUE(r2.unreachable) << s.message();
   EXPECT_NE(s.message().find("no-such-host.invalid"), std::string::npos) << s.message();
+}
+
+// The endpoint is offered a submit_kernel tool; a tool call (content null)
+// becomes the answer, and the parser takes the source out of it.
+TEST(ChatClientTest, AToolCallIsTheAnswer) {
+  const std::string kernel = "/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() {}\n";
+  nlohmann::json body{
+      {"choices",
+       {{{"message",
+          {{"role", "assistant"},
+           {"content", nullptr},
+           {"tool_calls",
+            {{{"id", "call_1"},
+              {"type", "function"},
+              {"function",
+               {{"name", "submit_kernel"},
+                {"arguments", nlohmann::json{{"source", kernel}, {"idea", "x"}}.dump()}}}}}}}},
+         {"finish_reason", "tool_calls"}}}}};
+  test::ReplayServer server({{200, body.dump()}});
+  HttpChatClient client(options_for(server));
+  ChatReply reply;
+  Status s = client.complete({{"user", "hi"}}, &reply);
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto sent = nlohmann::json::parse(server.request(0));
+  EXPECT_EQ(sent["tools"][0]["function"]["name"], "submit_kernel");
+  std::string src, kind;
+  ASSERT_TRUE(parse_model_answer(reply.text, "", &src, &kind).ok()) << reply.text;
+  EXPECT_EQ(src, kernel);
+  EXPECT_EQ(kind, "tool-call");
+}
+
+// An endpoint that refuses tools is asked again without them, and not
+// offered them again.
+TEST(ChatClientTest, AnEndpointThatRefusesToolsGetsTextRequests) {
+  test::ReplayServer server({{400, "{\"error\": \"tools are not supported by this model\"}"},
+                             {200, test::chat_body("plain answer")}});
+  HttpChatClient client(options_for(server));
+  ChatReply reply;
+  ASSERT_TRUE(client.complete({{"user", "hi"}}, &reply).ok());
+  EXPECT_EQ(reply.text, "plain answer");
+  ASSERT_EQ(server.request_count(), 2u);
+  EXPECT_TRUE(nlohmann::json::parse(server.request(0)).contains("tools"));
+  EXPECT_FALSE(nlohmann::json::parse(server.request(1)).contains("tools"));
+  ASSERT_TRUE(client.complete({{"user", "again"}}, &reply).ok());
+  EXPECT_FALSE(nlohmann::json::parse(server.request(2)).contains("tools"));
 }
 
 }  // namespace

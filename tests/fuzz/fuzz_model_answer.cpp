@@ -13,8 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   }();
   std::string answer(reinterpret_cast<const char*>(data), size), source, kind;
   kopt::Status s = kopt::parse_model_answer(answer, parent, &source, &kind);
-  const bool known_kind = kind == "full" || kind == "edits" || kind == "full+contract-block" ||
-                          kind == "full+parent-contract";
+  const std::string base = kind.rfind("tool-call+", 0) == 0 ? kind.substr(10) : kind;
+  const bool known_kind = base == "full" || base == "edits" || base == "diff" ||
+                          base == "full+contract-block" || base == "full+parent-contract" ||
+                          kind == "tool-call";
   if (s.ok() && (source.empty() || !known_kind)) __builtin_trap();
   return 0;
 }
