@@ -226,6 +226,83 @@ bool looks_like_contract(const std::string& block) {
          block.find("\"launches\"") != std::string::npos && !looks_like_kernel(block);
 }
 
+// A complete program around the kernel (includes, a host main(), runtime
+// calls, the launch): its top-level pieces that are host code are dropped
+// and the includes the prelude provides with them; the kernels, device
+// functions, macros and constants stay. `dropped` counts what went.
+bool is_host_piece(const std::string& piece) {
+  if (piece.find("__global__") != std::string::npos ||
+      piece.find("KOPT_KERNEL") != std::string::npos ||
+      piece.find("__device__") != std::string::npos ||
+      piece.find("KOPT_INLINE") != std::string::npos || piece.find("/* kopt:") != std::string::npos)
+    return false;
+  for (const char* host :
+       {"main(", "hipMalloc", "cudaMalloc", "hipMemcpy", "cudaMemcpy", "<<<", "hipLaunchKernelGGL",
+        "hipFree", "cudaFree", "std::", "printf(", "malloc("})
+    if (piece.find(host) != std::string::npos) return true;
+  return false;
+}
+
+std::string without_host_code(const std::string& code, int* dropped) {
+  *dropped = 0;
+  std::string out, piece;
+  int depth = 0;
+  auto flush = [&]() {
+    if (is_host_piece(piece))
+      ++*dropped;
+    else
+      out += piece;
+    piece.clear();
+  };
+  for (size_t i = 0; i < code.size(); ++i) {
+    const char c = code[i];
+    // Comments and literals are copied whole; their braces do not count.
+    if (c == '/' && i + 1 < code.size() && (code[i + 1] == '*' || code[i + 1] == '/')) {
+      const size_t end = code[i + 1] == '*' ? code.find("*/", i + 2) : code.find('\n', i);
+      const size_t stop =
+          end == std::string::npos ? code.size() : end + (code[i + 1] == '*' ? 2 : 0);
+      piece += code.substr(i, stop - i);
+      i = stop - 1;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < code.size() && code[j] != c && code[j] != '\n') j += code[j] == '\\' ? 2 : 1;
+      piece += code.substr(i, std::min(j + 1, code.size()) - i);
+      i = std::min(j, code.size() - 1);
+      continue;
+    }
+    if (c == '#' && depth == 0 && trimmed(piece).empty()) {  // a directive: its own line
+      size_t end = code.find('\n', i);
+      if (end == std::string::npos) end = code.size();
+      const std::string line = code.substr(i, end - i);
+      if (trimmed(line).rfind("#include", 0) == 0 || trimmed(line).rfind("# include", 0) == 0)
+        ++*dropped;
+      else
+        out += piece + line + "\n";
+      piece.clear();
+      i = end;
+      continue;
+    }
+    piece += c;
+    if (c == '{') ++depth;
+    if (c == '}' && depth > 0 && --depth == 0) {
+      // A definition ends here (a struct's ';' may follow on its own).
+      flush();
+    } else if (c == ';' && depth == 0) {
+      flush();
+    }
+  }
+  flush();
+  return out;
+}
+
+bool looks_like_program(const std::string& code) {
+  return code.find("main(") != std::string::npos || code.find("<<<") != std::string::npos ||
+         code.find("hipMalloc") != std::string::npos ||
+         code.find("cudaMalloc") != std::string::npos;
+}
+
 // A unified diff of the parent (```diff, "@@ -a,b +c,d @@" hunks, as git
 // and many models write them): each hunk becomes an edit whose SEARCH is its
 // context and removed lines and whose REPLACE is its context and added lines,
@@ -371,6 +448,11 @@ Status parse_model_answer(const std::string& raw_answer, const std::string& pare
     if (b->find("/* kopt:") != std::string::npos) {
       *source = *b;
       *kind = "full";
+      if (looks_like_program(*b)) {
+        int dropped = 0;
+        *source = without_host_code(*b, &dropped);
+        if (dropped > 0) *kind = "full+host-code-dropped";
+      }
       return Status();
     }
   if (unclosed) return Status::error("truncated answer: a code block is never closed");
@@ -395,8 +477,10 @@ Status parse_model_answer(const std::string& raw_answer, const std::string& pare
       }
     const std::string contract = contract_block(parent);
     if (!contract.empty()) {
-      *source = contract + "\n" + *kernel;
-      *kind = "full+parent-contract";
+      int dropped = 0;
+      *source = contract + "\n" +
+                (looks_like_program(*kernel) ? without_host_code(*kernel, &dropped) : *kernel);
+      *kind = dropped > 0 ? "full+parent-contract+host-code-dropped" : "full+parent-contract";
       return Status();
     }
   }

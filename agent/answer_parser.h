@@ -15,7 +15,9 @@ namespace kopt {
 // `parent` is the source the edits apply to. On success `source` is the new
 // candidate; `kind` says how it was read: "full", "edits", "diff",
 // "full+contract-block", "full+parent-contract", "tool-call" or
-// "tool-call+<kind of its source field>".
+// "tool-call+<kind of its source field>"; "+host-code-dropped" when the
+// answer was a complete program whose host code (main, allocations, the
+// launch, includes) was left out.
 Status parse_model_answer(const std::string& answer, const std::string& parent, std::string* source,
                           std::string* kind);
 

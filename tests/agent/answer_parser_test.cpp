@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sandbox/static_checks.h"
+
 namespace kopt {
 namespace {
 
@@ -227,6 +229,35 @@ TEST(AnswerParserTest, TheLastBlockWithAContractIsTheAnswer) {
   std::string src, kind;
   ASSERT_TRUE(parse_model_answer(answer, kParent, &src, &kind).ok());
   EXPECT_NE(src.find("fixed()"), std::string::npos) << src;
+}
+
+TEST(AnswerParserTest, AWholeProgramKeepsItsKernelAndLosesItsHostCode) {
+  const std::string answer =
+      "Complete program:\n```cpp\n#include <hip/hip_runtime.h>\n#include <cstdio>\n"
+      "/* kopt: {\"launches\": [{\"kernel\": \"gemv\", \"grid\": [1], \"block\": [32]}]} */\n"
+      "#define TILE 4\n"
+      "__device__ float twice(float v) { return 2.f * v; }\n"
+      "KOPT_KERNEL void gemv(const __half* x, float* y) {\n  if (threadIdx.x == 0) { y[0] = "
+      "twice(1.f); }\n}\n"
+      "static void check(hipError_t e) { if (e) printf(\"error\\n\"); }\n"
+      "int main() {\n  float* y;\n  check(hipMalloc(&y, 4));\n  gemv<<<1, 32>>>(nullptr, y);\n"
+      "  return 0;\n}\n```\n";
+  std::string src, kind;
+  ASSERT_TRUE(parse_model_answer(answer, kParent, &src, &kind).ok());
+  EXPECT_EQ(kind, "full+host-code-dropped");
+  EXPECT_EQ(src.find("main("), std::string::npos) << src;
+  EXPECT_EQ(src.find("hipMalloc"), std::string::npos) << src;
+  EXPECT_EQ(src.find("#include"), std::string::npos) << src;
+  EXPECT_EQ(src.find("check("), std::string::npos) << src;
+  EXPECT_NE(src.find("KOPT_KERNEL void gemv"), std::string::npos) << src;
+  EXPECT_NE(src.find("__device__ float twice"), std::string::npos) << src;
+  EXPECT_NE(src.find("#define TILE 4"), std::string::npos) << src;
+  EXPECT_NE(src.find("/* kopt:"), std::string::npos) << src;
+  // What is left passes the source rules the whole program broke.
+  std::string cleaned;
+  Status rules = check_source(src, {"gemv"}, &cleaned);
+  EXPECT_TRUE(rules.ok()) << rules.message() << "\n" << src;
+  EXPECT_FALSE(check_source(answer.substr(answer.find("#include")), {"gemv"}, &cleaned).ok());
 }
 
 }  // namespace
