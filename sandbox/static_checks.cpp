@@ -193,7 +193,6 @@ class SourceText {
   std::vector<size_t> origin_;
   std::vector<Token> tokens_;
 };
-using TokenView = SourceText;
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
@@ -207,16 +206,16 @@ struct Hit {
   std::string text;
   explicit operator bool() const { return pos != std::string::npos; }
 };
-using Finder = Hit (*)(const TokenView&);
+using Finder = Hit (*)(const SourceText&);
 
-Hit find_substring(const TokenView& t, std::string_view needle) {
+Hit find_substring(const SourceText& t, std::string_view needle) {
   const size_t at = t.code().find(needle);
   return at == std::string::npos ? Hit{} : Hit{at, std::string(needle)};
 }
 
 // An identifier satisfying `match`, followed by '(' (a call).
 template <typename Match>
-Hit find_call(const TokenView& t, Match match) {
+Hit find_call(const SourceText& t, Match match) {
   for (size_t i = 0; i + 1 < t.size(); ++i)
     if (t.identifier(i) && match(t.text(i)) && t.is(i + 1, "("))
       return {t[i].pos, std::string(t.text(i)) + "("};
@@ -236,11 +235,11 @@ struct Forbidden {
   const char* why;
 };
 const Forbidden kForbidden[] = {
-    {[](const TokenView& t) { return find_substring(t, "<<<"); },
+    {[](const SourceText& t) { return find_substring(t, "<<<"); },
      "kernel launches (host code or dynamic parallelism)"},
-    {[](const TokenView& t) { return find_call(t, runtime_api_name); },
+    {[](const SourceText& t) { return find_call(t, runtime_api_name); },
      "GPU runtime API calls (host code)"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        for (size_t i = 0; i < t.size(); ++i) {
          if (!t.identifier(i)) continue;
          for (std::string_view lib :
@@ -251,14 +250,14 @@ const Forbidden kForbidden[] = {
        return Hit{};
      },
      "library calls"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        for (size_t i = 0; i + 2 < t.size(); ++i)
          if (t.is(i, "int") && t.is(i + 1, "main") && t.is(i + 2, "("))
            return Hit{t[i].pos, "int main("};
        return Hit{};
      },
      "a main function (host code)"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        for (size_t i = 0; i + 2 < t.size(); ++i)
          if (t.is(i, "std") && t.is(i + 1, "::"))
            for (std::string_view name :
@@ -267,19 +266,19 @@ const Forbidden kForbidden[] = {
        return Hit{};
      },
      "host threads or files"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        return find_call(t, [](std::string_view id) {
          return id == "fopen" || id == "system" || id == "popen" || id == "fork" ||
                 id == "dlopen" || id == "getenv" || starts_with(id, "exec");
        });
      },
      "host system calls"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        return find_call(t, [](std::string_view id) { return id == "malloc" || id == "free"; });
      },
      "device heap allocation"},
-    {[](const TokenView& t) { return find_substring(t, "__managed__"); }, "managed memory"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) { return find_substring(t, "__managed__"); }, "managed memory"},
+    {[](const SourceText& t) {
        for (size_t i = 0; i + 1 < t.size(); ++i)
          if (t.is(i, "wmma") && t.is(i + 1, "::"))
            return Hit{t[i].pos, "wmma::"};
@@ -288,14 +287,14 @@ const Forbidden kForbidden[] = {
        return Hit{};
      },
      "tensor-core (wmma) APIs"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        for (std::string_view s :
             {"__builtin_amdgcn_mfma", "__builtin_amdgcn_wmma", "__hmma_", "__imma_", "__bmma_"})
          if (Hit h = find_substring(t, s)) return h;
        return Hit{};
      },
      "matrix-core builtins"},
-    {[](const TokenView& t) {
+    {[](const SourceText& t) {
        for (size_t i = 0; i < t.size(); ++i)
          if (t.is(i, "cooperative_groups") || (t.is(i, "this_grid") && t.is(i + 1, "(")))
            return Hit{t[i].pos, std::string(t.text(i))};
@@ -419,7 +418,7 @@ Status check_asm_text(const std::string& text, const std::string& where) {
 
 // One asm(...) statement at token `i`: qualifiers, then a template of
 // adjacent string literals whose every instruction is checked.
-Status check_asm_statement(const TokenView& t, size_t i) {
+Status check_asm_statement(const SourceText& t, size_t i) {
   const std::string where = t.where(t[i].pos);
   size_t j = i + 1;
   while (t.is(j, "volatile") || t.is(j, "__volatile__") || t.is(j, "inline") || t.is(j, "goto"))
@@ -435,7 +434,7 @@ Status check_asm_statement(const TokenView& t, size_t i) {
 // Preprocessor directives: includes the prelude provides are blanked in
 // `result` (same length, same lines); others and directives that could
 // reach outside the source are refused.
-Status check_directives(const TokenView& t, std::string* result) {
+Status check_directives(const SourceText& t, std::string* result) {
   for (size_t i = 0; i < t.size(); ++i) {
     if (!t[i].starts_line || !t.is(i, "#")) continue;
     const size_t hash = t[i].pos;

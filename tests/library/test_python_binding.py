@@ -19,17 +19,23 @@ def random_group_quant(K, N, G, seed):
     return q, z, s
 
 
+def awq_tensors(K, N, G, seed):
+    """AutoAWQ's GEMM tensors of a random quantisation, and its dequantised W [K, N]."""
+    q, z, s = random_group_quant(K, N, G, seed)
+    qweight = np.zeros((K, N // 8), np.uint32)
+    qzeros = np.zeros((K // G, N // 8), np.uint32)
+    for i, col in enumerate(AWQ_ORDER):
+        qweight |= q[:, col::8].astype(np.uint32) << (4 * i)
+        qzeros |= z[:, col::8].astype(np.uint32) << (4 * i)
+    w = (q - np.repeat(z, G, axis=0)) * np.repeat(s.astype(np.float64), G, axis=0)
+    return qweight.view(np.int32), qzeros.view(np.int32), s, w
+
+
 class ImportersTest(unittest.TestCase):
     def test_awq(self):
         K, N, G = 256, 32, 64
-        q, z, s = random_group_quant(K, N, G, 1)
-        qweight = np.zeros((K, N // 8), np.uint32)
-        qzeros = np.zeros((K // G, N // 8), np.uint32)
-        for i, col in enumerate(AWQ_ORDER):
-            qweight |= q[:, col::8].astype(np.uint32) << (4 * i)
-            qzeros |= z[:, col::8].astype(np.uint32) << (4 * i)
-        h = kw.import_awq(qweight.view(np.int32), qzeros.view(np.int32), s, G)
-        ref = (q - np.repeat(z, G, axis=0)) * np.repeat(s.astype(np.float64), G, axis=0)
+        qweight, qzeros, s, ref = awq_tensors(K, N, G, 1)
+        h = kw.import_awq(qweight, qzeros, s, G)
         self.assertEqual(h.shape, (K, N, G))
         np.testing.assert_allclose(h.dequantize(), ref, atol=h.max_offset_rounding + 1e-7, rtol=0)
 

@@ -8,18 +8,7 @@ import numpy as np
 import torch
 
 import kopt_w4a16 as kw
-from test_python_binding import AWQ_ORDER, random_group_quant
-
-
-def awq_tensors(K, N, G, seed):
-    q, z, s = random_group_quant(K, N, G, seed)
-    qweight = np.zeros((K, N // 8), np.uint32)
-    qzeros = np.zeros((K // G, N // 8), np.uint32)
-    for i, col in enumerate(AWQ_ORDER):
-        qweight |= q[:, col::8].astype(np.uint32) << (4 * i)
-        qzeros |= z[:, col::8].astype(np.uint32) << (4 * i)
-    w = (q - np.repeat(z, G, axis=0)) * np.repeat(s.astype(np.float64), G, axis=0)
-    return qweight.view(np.int32), qzeros.view(np.int32), s, w
+from test_python_binding import awq_tensors, random_group_quant
 
 
 def check(test, y, x, w, what):
