@@ -81,16 +81,26 @@ TEST(W4a16BatchTest, SuitesHoldTheContestAtEachDecodeBatch) {
 // rules, compiles for sm_90 and (where the toolchain is) for gfx906 without
 // scratch.
 TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
-  const std::vector<std::map<std::string, int64_t>> knobs = {
-      {},
-      {{"MR", 16}, {"COLS", 2}, {"WARPS", 4}},
-      {{"MR", 1}, {"COLS", 1}, {"WARPS", 1}},
-      {{"MR", 4}, {"COLS", 8}, {"WARPS", 4}},
-      {{"SPLIT", 4}}};
+  // Each seed's defaults and the corners of its knobs (rows has none).
+  const std::map<std::string, std::vector<std::map<std::string, int64_t>>> knobs = {
+      {"rows", {{}}},
+      {"tile",
+       {{},
+        {{"MR", 16}, {"COLS", 2}, {"WARPS", 4}},
+        {{"MR", 1}, {"COLS", 1}, {"WARPS", 1}},
+        {{"MR", 4}, {"COLS", 8}, {"WARPS", 4}},
+        {{"SPLIT", 4}}}},
+      {"lanes",
+       {{},
+        {{"MR", 16}, {"COLS", 3}, {"WARPS", 2}},
+        {{"MR", 8}, {"COLS", 4}, {"WARPS", 2}, {"LAYOUT", 1}},
+        {{"MR", 1}, {"COLS", 1}, {"WARPS", 8}},
+        {{"MR", 2}, {"COLS", 4}},
+        {{"SPLIT", 4}, {"LAYOUT", 1}}}}};
   const AmdToolchain amd = AmdToolchain::find();
-  for (const Seed& seed : batch().seeds())
-    for (const auto& params : knobs) {
-      if (seed.name == "rows" && !params.empty()) continue;
+  for (const Seed& seed : batch().seeds()) {
+    ASSERT_TRUE(knobs.count(seed.name)) << "no knob corners listed for seed " << seed.name;
+    for (const auto& params : knobs.at(seed.name)) {
       Candidate c;
       ASSERT_TRUE(parse_candidate(seed.source, params, &c).ok()) << seed.name;
       std::vector<std::string> kernels;
@@ -114,6 +124,7 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
       EXPECT_TRUE(r.compiled) << seed.name << ": " << r.note << r.log;
       EXPECT_EQ(r.spill_bytes, 0) << seed.name << " needs gfx906 scratch";
     }
+  }
 }
 
 // A batch-1 kernel (it computes row 0 and leaves the others) is rejected:
