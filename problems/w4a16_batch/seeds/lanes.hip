@@ -1,14 +1,14 @@
 /* kopt:
 {
   "name": "lanes",
-  "description": "Lanes over columns, every row at once. A lane owns COLS columns (WARP apart) and accumulates all M rows of each in fp32 registers over its warp's steps, so no lane sums with another until the end. A step is 64 k: each lane reads 32 consecutive bytes of each of its columns (two 16-byte loads, one step ahead, so every 32-byte sector is used whole), the warps of a block take the steps of the block's slice of K in turn (WARPS-way), and SPLIT slices of K across the grid (0: as many as bring the grid to two blocks per SM, at most 8, while every warp keeps two steps) are added in a fixed order by the last block of each column group (one launch; a ticket per group in the workspace, rearmed). Each warp stages the M x 64 values of x of its step in its own shared memory as fp32 (converted once, read back by every lane as broadcasts; the loads one step ahead) and dequantises each weight once for all rows: a nibble moved under the mantissa of 128.0f (bits 16-19) or of 128.0f at 1/16 (bits 12-15) is one mask, so eight nibbles cost four shifts, eight masks and eight FMAs, and then M FMAs each. MR is the row capacity (rows past M are skipped; the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
+  "description": "Lanes over columns, every row at once. A lane owns COLS columns (WARP apart) and accumulates all M rows of each in fp32 registers over its warp's steps, so no lane sums with another until the end. A step is 64 k: each lane reads 32 consecutive bytes of each of its columns (two 16-byte loads, one step ahead, so every 32-byte sector is used whole), the warps of a block take the steps of the block's slice of K in turn (WARPS-way), and SPLIT slices of K across the grid (0: as many as bring the grid to two blocks per SM, at most 8, while every warp keeps two steps) are added in a fixed order by the last block of each column group (one launch; a ticket per column group at the start of the workspace, rearmed, then the partial sums). Each warp stages the M x 64 values of x of its step in its own shared memory as fp32 (converted once, read back by every lane as broadcasts; the loads one step ahead) and dequantises each weight once for all rows: a nibble moved under the mantissa of 128.0f (bits 16-19) or of 128.0f at 1/16 (bits 12-15) is one mask, so eight nibbles cost four shifts, eight masks and eight FMAs, and then M FMAs each. MR is the row capacity (rows past M are skipped; the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
   "launches": [{"kernel": "gemm",
                 "grid": ["cdiv(N, WARP * COLS)", "max(SPLIT, (1 - min(SPLIT, 1)) * max(1, min(8, min(cdiv(2 * SMS, cdiv(N, WARP * COLS)), cdiv(K / 32, 2) / (2 * WARPS)))))"],
                 "block": ["WARPS * WARP"],
                 "shared_bytes": "WARPS * MR * max(64, COLS * WARP) * 4"}],
-  "workspace_bytes": "max(SPLIT, 8) * M * N * 4 + cdiv(N, WARP * COLS) * 4",
+  "workspace_bytes": "align(N, 64) * 4 + max(SPLIT, (1 - min(SPLIT, 1)) * max(1, min(8, min(cdiv(2 * SMS, cdiv(N, WARP * COLS)), cdiv(K / 32, 2) / (2 * WARPS))))) * M * N * 4",
   "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * COLS <= 64",
                "WARPS * MR * max(64, COLS * WARP) * 4 <= 49152"],
   "params": {
@@ -194,7 +194,11 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 #pragma unroll
     for (int j = 0; j < COLS; ++j) red[((warp * MR + r) * COLS + j) * W + lane] = acc[r][j];
   __syncthreads();
-  float* out = slices > 1 ? ws + (kopt_u64)blockIdx.y * M * N : y;
+  // The workspace: a ticket per column group at its start (N ints at most,
+  // wherever M puts the rest), then the slices' partial sums [slices][M][N].
+  int* tickets = reinterpret_cast<int*>(ws);
+  float* partials = ws + ((N + 63) / 64) * 64;
+  float* out = slices > 1 ? partials + (kopt_u64)blockIdx.y * M * N : y;
   for (int i = threadIdx.x; i < MR * COLS * W; i += WARPS * W) {
     const int r = i / (COLS * W), n = n_first + i % (COLS * W);
     if (r >= M || n >= N) continue;
@@ -207,7 +211,6 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
   // Slices of K: the last block of this column group to finish (a ticket per
   // group, rearmed for the next call) adds the slices in order (deterministic).
   __shared__ int lanes_last;
-  int* tickets = reinterpret_cast<int*>(ws + (kopt_u64)max(SPLIT, 8) * M * N);
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -217,7 +220,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE)
   __syncthreads();
   if (!lanes_last) return;
   __threadfence();
-  const volatile float* parts = ws;  // written by other blocks: not from L1
+  const volatile float* parts = partials;  // written by other blocks: not from L1
   for (int i = threadIdx.x; i < MR * COLS * W; i += WARPS * W) {
     const int r = i / (COLS * W), n = n_first + i % (COLS * W);
     if (r >= M || n >= N) continue;
