@@ -6,6 +6,7 @@
 
 #include "kopt_dispatch.h"
 #include "kopt_prelude.h"
+#include "kopt_w4a16_batched.h"
 #include "kopt_w4a16_errors.h"
 
 // The tuned kernels, the generic variants and the rule's probe data, from
@@ -25,26 +26,38 @@ __device__ inline unsigned short kopt_float_to_bf16(float f) {
   return static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);  // nearest even
 }
 
+// Row blockIdx.y of x (row stride K) into fp16 in kopt's K order.
 __global__ void kopt_w4a16_stage_x(const void* x, int dtype, const int* order, __half* out, int K) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= K) return;
+  const size_t row = static_cast<size_t>(blockIdx.y) * K;
   const int k = order ? order[j] : j;
   if (dtype == KOPT_W4A16_BF16) {
     // Saturate to fp16's range rather than turn an outlier into inf.
-    const float v = kopt_bf16_to_float(static_cast<const unsigned short*>(x)[k]);
-    out[j] = __float2half(fminf(fmaxf(v, -65504.f), 65504.f));
+    const float v = kopt_bf16_to_float(static_cast<const unsigned short*>(x)[row + k]);
+    out[row + j] = __float2half(fminf(fmaxf(v, -65504.f), 65504.f));
   } else {
-    out[j] = static_cast<const __half*>(x)[k];
+    out[row + j] = static_cast<const __half*>(x)[row + k];
   }
 }
 
+// Row blockIdx.y of the fp32 y (row stride N) into fp16 or bf16.
 __global__ void kopt_w4a16_store_y(const float* y32, void* y, int dtype, int N) {
   const int n = blockIdx.x * blockDim.x + threadIdx.x;
   if (n >= N) return;
+  const size_t i = static_cast<size_t>(blockIdx.y) * N + n;
   if (dtype == KOPT_W4A16_BF16)
-    static_cast<unsigned short*>(y)[n] = kopt_float_to_bf16(y32[n]);
+    static_cast<unsigned short*>(y)[i] = kopt_float_to_bf16(y32[i]);
   else
-    static_cast<__half*>(y)[n] = __float2half(y32[n]);
+    static_cast<__half*>(y)[i] = __float2half(y32[i]);
+}
+
+// Sets *differ when a and b (`words` 16-byte words) are not the same bytes.
+__global__ void kopt_w4a16_compare(const uint4* a, const uint4* b, size_t words, int* differ) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= words) return;
+  const uint4 u = a[i], v = b[i];
+  if (u.x != v.x || u.y != v.y || u.z != v.z || u.w != v.w) *differ = 1;
 }
 
 #if KOPT_HOST_PASS
@@ -61,12 +74,64 @@ size_t dtype_bytes(int dtype) { return dtype == KOPT_W4A16_F32 ? 4 : 2; }
 }  // namespace
 
 // The entry's weights, and what kopt_w4a16_gemm stages rows through: the
-// K order of an act-order import, one fp16 row of x, one fp32 row of y.
+// K order of an act-order import, up to kKoptBatchedMaxRows fp16 rows of x
+// and fp32 rows of y; and the batched kernels' layout and workspace.
 struct kopt_w4a16_weights : KoptWeights {
   int* k_order = nullptr;
-  __half* x_row = nullptr;
-  float* y_row = nullptr;
+  __half* x_rows = nullptr;
+  float* y_rows = nullptr;
+  int batched_layout = -1;  // the layout the batched kernels read the weights in; -1: none
+  float* batched_ws = nullptr;
 };
+
+namespace {
+
+// Which layout of the batched kernels (0: dot's and gen's packed layout, 1:
+// the canonical blob) the entry's weights are in, decided on the bytes: the
+// entry's own re-layout of `canonical` is compared with the batched kernels'
+// re-layout of it. -1 when neither (rows then run one by one).
+int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args,
+                      const unsigned char* canonical, hipStream_t stream,
+                      unsigned char** expected) {
+  *expected = nullptr;
+  const KoptBatchedKernel* k = kopt_batched_kernel(kKoptBatchedMaxRows, 0);
+  if (!k || !kopt_batched_supported(k->params, args.K, args.G, args.warp)) return -1;
+  if (!entry->has_relayout) return 1;
+  const long long N = args.N, K = args.K, G = args.G;
+  const long long pairs_bytes =
+      static_cast<long long>(kopt_align256_host(N * (K / 2))) + N * (K / G) * 4;
+  if (entry->packed_bytes(args) != pairs_bytes) return -1;
+  if (hipMalloc(reinterpret_cast<void**>(expected), static_cast<size_t>(pairs_bytes)) !=
+          hipSuccess ||
+      k->lay_out(K, N, G, canonical, *expected, stream) != hipSuccess) {
+    (void)hipGetLastError();
+    if (*expected) (void)hipFree(*expected);
+    *expected = nullptr;
+    return -1;
+  }
+  return 0;  // if the bytes agree (same_bytes, once the entry's re-layout ran)
+}
+
+bool same_bytes(const unsigned char* a, const unsigned char* b, size_t bytes, hipStream_t stream) {
+  int* differ = nullptr;
+  int host = 1;
+  const size_t words = bytes / 16;  // both layouts' sizes are multiples of 16
+  bool ok = bytes % 16 == 0 &&
+            hipMalloc(reinterpret_cast<void**>(&differ), sizeof(int)) == hipSuccess &&
+            hipMemsetAsync(differ, 0, sizeof(int), stream) == hipSuccess;
+  if (ok && words > 0) {
+    kopt_w4a16_compare<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(
+        reinterpret_cast<const uint4*>(a), reinterpret_cast<const uint4*>(b), words, differ);
+    ok = hipGetLastError() == hipSuccess;
+  }
+  ok = ok &&
+       hipMemcpyAsync(&host, differ, sizeof(int), hipMemcpyDeviceToHost, stream) == hipSuccess &&
+       hipStreamSynchronize(stream) == hipSuccess;
+  if (differ) (void)hipFree(differ);
+  return ok && host == 0;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -105,15 +170,42 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     return gpu_fail(e, "copying weights");
   }
   auto* w = new kopt_w4a16_weights();
+  unsigned char* expected = nullptr;
+  w->batched_layout = batched_layout_of(entry, args, blob, stream, &expected);
   const char* step = "";
   if ((e = kopt_weights_init(w, entry, args, kind, blob, stream, &step)) != hipSuccess) {
+    if (expected) (void)hipFree(expected);
     delete w;
     return gpu_fail(e, step);
   }
-  if ((e = hipMalloc(reinterpret_cast<void**>(&w->x_row), sizeof(__half) * K)) != hipSuccess ||
-      (e = hipMalloc(reinterpret_cast<void**>(&w->y_row), sizeof(float) * N)) != hipSuccess) {
+  if (expected) {
+    if (!same_bytes(expected, w->weights, static_cast<size_t>(entry->packed_bytes(args)), stream))
+      w->batched_layout = -1;
+    (void)hipFree(expected);
+  }
+  // The staging rows, and the batched kernels' workspace for the largest
+  // bucket (zeroed once: its tickets start at zero and are rearmed by every
+  // call), allocated here so that calls allocate nothing (stream capture).
+  const size_t rows = kKoptBatchedMaxRows;
+  if ((e = hipMalloc(reinterpret_cast<void**>(&w->x_rows), sizeof(__half) * K * rows)) !=
+          hipSuccess ||
+      (e = hipMalloc(reinterpret_cast<void**>(&w->y_rows), sizeof(float) * N * rows)) !=
+          hipSuccess) {
     kopt_w4a16_destroy(w);
     return gpu_fail(e, "allocating the staging rows");
+  }
+  if (w->batched_layout >= 0) {
+    const KoptBatchedKernel* k = kopt_batched_kernel(kKoptBatchedMaxRows, w->batched_layout);
+    const size_t ws = static_cast<size_t>(
+        kopt_batched_launch(k->params, kKoptBatchedMaxRows, K, N, args.warp, args.sms)
+            .workspace_bytes);
+    if ((e = hipMalloc(reinterpret_cast<void**>(&w->batched_ws), ws)) != hipSuccess ||
+        (e = hipMemsetAsync(w->batched_ws, 0, ws, stream)) != hipSuccess ||
+        (e = hipStreamSynchronize(stream)) != hipSuccess) {
+      kopt_w4a16_destroy(w);
+      return gpu_fail(e, "allocating the batched workspace");
+    }
+    w->description += " (M > 1: lanes, batched)";
   }
   *out = w;
   return KOPT_W4A16_OK;
@@ -140,21 +232,32 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
   hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
   const int K = w->args.K, N = w->args.N;
   const bool stage_x = x_dtype != KOPT_W4A16_F16 || w->k_order;
-  for (int m = 0; m < M; ++m) {
+  // Blocks of rows: up to the largest bucket at once on the batched kernels
+  // (the weights read once per block), else one row at a time on the entry.
+  const int block = M > 1 && w->batched_layout >= 0 ? kKoptBatchedMaxRows : 1;
+  for (int m0 = 0; m0 < M; m0 += block) {
+    const int rows = M - m0 < block ? M - m0 : block;
     const char* x_m =
-        static_cast<const char*>(x) + static_cast<size_t>(m) * K * dtype_bytes(x_dtype);
-    char* y_m = static_cast<char*>(y) + static_cast<size_t>(m) * N * dtype_bytes(y_dtype);
+        static_cast<const char*>(x) + static_cast<size_t>(m0) * K * dtype_bytes(x_dtype);
+    char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * dtype_bytes(y_dtype);
     const void* x_in = x_m;
     if (stage_x) {
-      kopt_w4a16_stage_x<<<(K + 255) / 256, 256, 0, stream>>>(x_m, x_dtype, w->k_order, w->x_row,
-                                                              K);
-      x_in = w->x_row;
+      kopt_w4a16_stage_x<<<dim3((K + 255) / 256, rows), 256, 0, stream>>>(x_m, x_dtype, w->k_order,
+                                                                          w->x_rows, K);
+      x_in = w->x_rows;
     }
-    float* y_out = y_dtype == KOPT_W4A16_F32 ? reinterpret_cast<float*>(y_m) : w->y_row;
+    float* y_out = y_dtype == KOPT_W4A16_F32 ? reinterpret_cast<float*>(y_m) : w->y_rows;
     hipError_t e = hipGetLastError();
-    if (e == hipSuccess) e = kopt_weights_call(*w, x_in, y_out, stream);
+    if (e == hipSuccess && rows == 1) {
+      e = kopt_weights_call(*w, x_in, y_out, stream);
+    } else if (e == hipSuccess) {
+      const KoptBatchedKernel* k = kopt_batched_kernel(rows, w->batched_layout);
+      e = k->call(rows, K, N, w->args.G, w->args.warp, w->args.sms,
+                  static_cast<const __half*>(x_in), w->weights, y_out, w->batched_ws, stream);
+    }
     if (e == hipSuccess && y_dtype != KOPT_W4A16_F32) {
-      kopt_w4a16_store_y<<<(N + 255) / 256, 256, 0, stream>>>(w->y_row, y_m, y_dtype, N);
+      kopt_w4a16_store_y<<<dim3((N + 255) / 256, rows), 256, 0, stream>>>(w->y_rows, y_m, y_dtype,
+                                                                          N);
       e = hipGetLastError();
     }
     if (e != hipSuccess) return gpu_fail(e, "gemm launch");
@@ -201,8 +304,8 @@ int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* h, void* stream_p
 void kopt_w4a16_destroy(kopt_w4a16_weights* w) {
   if (!w) return;
   kopt_weights_release(w);
-  for (void* p :
-       {static_cast<void*>(w->k_order), static_cast<void*>(w->x_row), static_cast<void*>(w->y_row)})
+  for (void* p : {static_cast<void*>(w->k_order), static_cast<void*>(w->x_rows),
+                  static_cast<void*>(w->y_rows), static_cast<void*>(w->batched_ws)})
     if (p) (void)hipFree(p);
   delete w;
 }

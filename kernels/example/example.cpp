@@ -3,7 +3,10 @@
 // with an fp64 reference (|y - ref| <= 1e-2 + 1e-2·|ref|), then timed like
 // `kopt bench` (weight copies rotated past 4x the L2, a captured graph of
 // calls between two events, median of the replays).
-// Usage: kopt_w4a16_example [KxN[/gG] ...]   (default: the contest shapes + 2 untuned)
+// With --rows 1,2,8,... each shape also runs at those numbers of rows of x
+// (kopt_w4a16_gemm; M = 1 is kopt_w4a16_gemv).
+// Usage: kopt_w4a16_example [--rows M,M,...] [KxN[/gG] ...]
+//        (default: M = 1 on the contest shapes + 3 untuned)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,12 +36,12 @@ bool check(int rc, const char* what) {
   return rc == KOPT_W4A16_OK;
 }
 
-// Returns false when the shape fails the accuracy check.
-bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
+// Returns false when the shape fails the accuracy check at `rows` rows of x.
+bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
   const size_t qn = static_cast<size_t>(s.N) * (s.K / 2),
                gn = static_cast<size_t>(s.N) * (s.K / s.G);
   std::vector<unsigned char> q(qn);
-  std::vector<__half> scales(gn), offsets(gn), x(s.K);
+  std::vector<__half> scales(gn), offsets(gn), x(static_cast<size_t>(rows) * s.K);
   std::uniform_real_distribution<float> unit(-1.f, 1.f), scale(0.005f, 0.02f),
       jitter(-0.01f, 0.01f);
   for (auto& b : q) b = static_cast<unsigned char>(rng());
@@ -49,19 +52,22 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
   }
   for (auto& v : x) v = __float2half(unit(rng));
 
-  // fp64 reference from the exact fp16 values.
-  std::vector<double> ref(s.N);
+  // fp64 reference from the exact fp16 values, row by row.
+  std::vector<double> ref(static_cast<size_t>(rows) * s.N), w(s.K);
   for (int n = 0; n < s.N; ++n) {
-    double acc = 0;
     for (int k = 0; k < s.K; ++k) {
       unsigned char b = q[static_cast<size_t>(n) * (s.K / 2) + k / 2];
       int qv = (k & 1) ? (b >> 4) : (b & 15);
       size_t g = static_cast<size_t>(n) * (s.K / s.G) + k / s.G;
-      acc += static_cast<double>(__half2float(x[k])) *
-             (static_cast<double>(__half2float(scales[g])) * qv +
-              static_cast<double>(__half2float(offsets[g])));
+      w[k] = static_cast<double>(__half2float(scales[g])) * qv +
+             static_cast<double>(__half2float(offsets[g]));
     }
-    ref[n] = acc;
+    for (int m = 0; m < rows; ++m) {
+      double acc = 0;
+      for (int k = 0; k < s.K; ++k)
+        acc += static_cast<double>(__half2float(x[static_cast<size_t>(m) * s.K + k])) * w[k];
+      ref[static_cast<size_t>(m) * s.N + n] = acc;
+    }
   }
 
   void *dq, *ds, *dofs;
@@ -78,16 +84,19 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
                                    reinterpret_cast<kopt_w4a16_weights**>(h)),
                  "kopt_w4a16_create");
   };
-  lib.gemv = [](void* h, const void* x, float* y, hipStream_t st) {
-    return kopt_w4a16_gemv(static_cast<kopt_w4a16_weights*>(h), x, y, st);
+  lib.gemv = [rows](void* h, const void* x, float* y, hipStream_t st) {
+    auto* weights = static_cast<kopt_w4a16_weights*>(h);
+    return rows == 1 ? kopt_w4a16_gemv(weights, x, y, st)
+                     : kopt_w4a16_gemm(weights, x, KOPT_W4A16_F16, rows, y, KOPT_W4A16_F32, st);
   };
   lib.destroy = [](void* h) { kopt_w4a16_destroy(static_cast<kopt_w4a16_weights*>(h)); };
   lib.kernel = [](void* h) { return kopt_w4a16_kernel(static_cast<kopt_w4a16_weights*>(h)); };
   lib.last_error = kopt_w4a16_last_error;
   char label[64];
-  std::snprintf(label, sizeof label, "%5d x %-5d g%-3d", s.K, s.N, s.G);
-  const bool ok = kopt_example_check_and_time(
-      lib, label, s.K, s.N, qn + 4.0 * gn + 2.0 * s.K + 4.0 * s.N, x, ref, l2_bytes, stream);
+  std::snprintf(label, sizeof label, "%5d x %-5d g%-3d M %-2d", s.K, s.N, s.G, rows);
+  const bool ok = kopt_example_check_and_time(lib, label, s.K, s.N,
+                                              qn + 4.0 * gn + (2.0 * s.K + 4.0 * s.N) * rows, x,
+                                              ref, l2_bytes, stream);
   hipFree(dq);
   hipFree(ds);
   hipFree(dofs);
@@ -98,7 +107,23 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
 
 int main(int argc, char** argv) {
   std::vector<Shape> shapes;
+  std::vector<int> rows = {1};
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
+      rows.clear();
+      for (const char* p = argv[++i]; *p;) {
+        char* end = nullptr;
+        const long m = std::strtol(p, &end, 10);
+        if (end == p || m < 1 || m > 4096) {
+          std::fprintf(stderr, "bad --rows '%s' (expected numbers 1 to 4096, e.g. 1,2,8)\n",
+                       argv[i]);
+          return 2;
+        }
+        rows.push_back(static_cast<int>(m));
+        p = *end == ',' ? end + 1 : end;
+      }
+      continue;
+    }
     Shape s;
     if (!parse(argv[i], &s)) {
       std::fprintf(stderr, "bad shape '%s' (expected KxN or KxN/gG)\n", argv[i]);
@@ -143,8 +168,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot create a stream\n");
     return 3;
   }
-  for (const auto& s : shapes) failures += run_shape(s, rng, l2, stream) ? 0 : 1;
+  for (const auto& s : shapes)
+    for (int m : rows) failures += run_shape(s, m, rng, l2, stream) ? 0 : 1;
   hipStreamDestroy(stream);
-  std::printf("%d of %zu shapes failed the 1e-2 check\n", failures, shapes.size());
+  std::printf("%d of %zu (shape, M) failed the 1e-2 check\n", failures,
+              shapes.size() * rows.size());
   return failures == 0 ? 0 : 1;
 }

@@ -39,17 +39,23 @@ struct KoptExampleLibrary {
   }
 };
 
-// One shape: x (K fp16 values) and the reference y (N values), `bytes` the
-// bytes one call moves. False when a GPU call fails or y is wrong.
+// One shape: x (M rows of K fp16 values, M = x.size() / K) and the
+// reference y (M rows of N values), `bytes` the bytes one call moves; the
+// library's call takes all M rows. False when a GPU call fails or y is wrong.
 inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std::string& label,
                                         int K, int N, double bytes, const std::vector<__half>& x,
                                         const std::vector<double>& ref, int l2_bytes,
                                         hipStream_t stream) {
+  const size_t x_bytes = x.size() * 2, y_count = ref.size(), y_bytes = y_count * 4;
+  if (x.size() % static_cast<size_t>(K) != 0 || ref.size() * K != x.size() * N) {
+    std::fprintf(stderr, "%s: x and the reference hold different numbers of rows\n", label.c_str());
+    return false;
+  }
   void* dx = nullptr;
   float* dy = nullptr;
-  GPU(hipMalloc(&dx, K * 2));
-  GPU(hipMalloc(reinterpret_cast<void**>(&dy), N * 4));
-  GPU(hipMemcpy(dx, x.data(), K * 2, hipMemcpyHostToDevice));
+  GPU(hipMalloc(&dx, x_bytes));
+  GPU(hipMalloc(reinterpret_cast<void**>(&dy), y_bytes));
+  GPU(hipMemcpy(dx, x.data(), x_bytes, hipMemcpyHostToDevice));
   // Enough copies of the weights that the calls stream from memory, not L2.
   const int copies = std::max(2, static_cast<int>(std::ceil(4.0 * l2_bytes / bytes)));
   std::vector<void*> handles(copies, nullptr);
@@ -57,18 +63,20 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
     if (!lib.create(&h)) return false;
 
   // Accuracy, through every handle's first call.
-  std::vector<float> y(N);
+  std::vector<float> y(y_count);
   bool ok = true;
   double max_err = 0;
   for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
-    GPU(hipMemcpy(dy, std::vector<float>(N, std::nanf("")).data(), N * 4, hipMemcpyHostToDevice));
+    GPU(hipMemcpy(dy, std::vector<float>(y_count, std::nanf("")).data(), y_bytes,
+                  hipMemcpyHostToDevice));
     if (!lib.check(lib.gemv(handles[c], dx, dy, stream), "gemv")) return false;
     GPU(hipStreamSynchronize(stream));
-    GPU(hipMemcpy(y.data(), dy, N * 4, hipMemcpyDeviceToHost));
-    for (int n = 0; n < N; ++n) {
+    GPU(hipMemcpy(y.data(), dy, y_bytes, hipMemcpyDeviceToHost));
+    for (size_t n = 0; n < y_count; ++n) {
       double err = std::fabs(y[n] - ref[n]);
       if (!(err <= 1e-2 + 1e-2 * std::fabs(ref[n]))) {
-        std::printf("  %s: y[%d] = %g, expected %g\n", label.c_str(), n, y[n], ref[n]);
+        std::printf("  %s: y[%zu] (row %zu) = %g, expected %g\n", label.c_str(), n % N, n / N, y[n],
+                    ref[n]);
         ok = false;
         break;
       }
@@ -81,9 +89,9 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
   std::vector<void*> xs(copies, nullptr);
   std::vector<float*> ys(copies, nullptr);
   for (int c = 0; c < copies; ++c) {
-    GPU(hipMalloc(&xs[c], K * 2));
-    GPU(hipMalloc(reinterpret_cast<void**>(&ys[c]), N * 4));
-    GPU(hipMemcpy(xs[c], x.data(), K * 2, hipMemcpyHostToDevice));
+    GPU(hipMalloc(&xs[c], x_bytes));
+    GPU(hipMalloc(reinterpret_cast<void**>(&ys[c]), y_bytes));
+    GPU(hipMemcpy(xs[c], x.data(), x_bytes, hipMemcpyHostToDevice));
   }
   const int calls = copies * std::max(1, (64 + copies - 1) / copies);
   hipGraph_t graph;

@@ -11,13 +11,14 @@
  * Since 1.1: importers of the formats engines load (AWQ, GPTQ with or
  * without act-order, GGUF Q4_0/Q4_1), host-side, into kopt's canonical
  * arrays; bf16 activations and fp16/bf16 outputs; several rows of x.
+ * Since 1.2: batched kernels for M > 1 rows (the weights read once).
  */
 #ifndef KOPT_W4A16_H
 #define KOPT_W4A16_H
 
 /* The C API's version (find_package(kopt_w4a16 1.0) accepts any 1.x). */
 #define KOPT_W4A16_VERSION_MAJOR 1
-#define KOPT_W4A16_VERSION_MINOR 1
+#define KOPT_W4A16_VERSION_MINOR 2
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,10 +58,17 @@ enum {
  * y: fp32, fp16 or bf16. The kernels accumulate in fp32 and convert y once.
  * bf16 x is converted to fp16 before the kernel (exact for |x| between
  * 2^-14 and 65504; beyond 65504 it saturates, below 2^-14 it loses bits as
- * fp16 subnormals do). Rows run one after another on the batch-1 kernels.
- * Weights imported with a K order (GPTQ act-order) gather x in that order.
- * One weights object serves one stream at a time (it holds the staging
- * buffers of x and y). Since 1.1. */
+ * fp16 subnormals do). M = 1 runs the batch-1 kernel chosen for the shape;
+ * M > 1 runs the batched kernels, which read the weights once for up to 16
+ * rows (buckets of 2, 4, 8, 16 rows; larger M in blocks of 16), where the
+ * shape's weights are in a layout they read (K and G multiples of 32, the
+ * batch-1 kernel's layout checked byte for byte at create); otherwise rows
+ * run one after another. kopt_w4a16_kernel says which. Weights imported
+ * with a K order (GPTQ act-order) gather x in that order. One weights object
+ * serves one stream at a time (it holds the staging buffers of x and y, 16
+ * rows each, and the batched kernels' workspace, allocated at create so
+ * that calls allocate nothing and can be captured in a graph). Since 1.1;
+ * batched kernels since 1.2. */
 int kopt_w4a16_gemm(const kopt_w4a16_weights* weights, const void* x, int x_dtype, int M, void* y,
                     int y_dtype, void* stream);
 

@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "kernels/kopt_w4a16_batched_plan.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/amd_offline.h"
 #include "sandbox/candidate.h"
@@ -125,6 +126,58 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
       EXPECT_EQ(r.spill_bytes, 0) << seed.name << " needs gfx906 scratch";
     }
   }
+}
+
+// The library launches its batched kernels with C++ written from the lanes
+// seed's contract (kernels/kopt_w4a16_batched_plan.h): it must plan what the
+// contract plans, on both warp sizes, for every bucket and shapes of every
+// kind (small N split over K, odd N, odd numbers of chunks, G = 32/128).
+TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
+  const Seed* lanes = nullptr;
+  for (const Seed& seed : batch().seeds())
+    if (seed.name == "lanes") lanes = &seed;
+  ASSERT_NE(lanes, nullptr);
+  const std::vector<std::array<int64_t, 4>> shapes = {
+      {7168, 9216, 64, 16}, {5120, 256, 64, 2}, {384, 5120, 64, 8},  {2016, 777, 32, 3},
+      {4096, 100, 128, 13}, {32, 33, 32, 1},    {14336, 4096, 64, 4}};
+  int checked = 0;
+  for (int64_t rows : kKoptBatchedBuckets)
+    for (int64_t layout : {0, 1})
+      for (const DeviceLimits limits :
+           {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
+        for (const auto& [K, N, G, M] : shapes) {
+          if (M > rows) continue;
+          const KoptBatchedParams p{rows, layout};
+          Candidate c;
+          ASSERT_TRUE(parse_candidate(lanes->source,
+                                      {{"MR", p.rows},
+                                       {"LAYOUT", p.layout},
+                                       {"COLS", p.cols},
+                                       {"WARPS", p.warps},
+                                       {"SPLIT", p.split}},
+                                      &c)
+                          .ok());
+          LaunchPlan plan;
+          ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(M, K, N, G), limits, &plan).ok());
+          ASSERT_EQ(plan.supported, kopt_batched_supported(p, K, G, limits.warp))
+              << K << "x" << N << " rows " << rows;
+          if (!plan.supported) continue;
+          const KoptBatchedLaunch l = kopt_batched_launch(p, M, K, N, limits.warp, limits.sms);
+          ASSERT_EQ(plan.launches.size(), 1u);
+          const ResolvedLaunch& g = plan.launches[0];
+          EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << "/g" << G << " M " << M;
+          EXPECT_EQ(g.grid[1], l.grid_y) << K << "x" << N << "/g" << G << " M " << M;
+          EXPECT_EQ(g.block[0], l.block);
+          EXPECT_EQ(g.shared_bytes, l.shared_bytes);
+          EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+          // The workspace the library allocates once (for the largest
+          // bucket) holds every smaller call's.
+          EXPECT_LE(l.workspace_bytes,
+                    kopt_batched_launch(p, kKoptBatchedMaxRows, K, N, limits.warp, limits.sms)
+                        .workspace_bytes);
+          ++checked;
+        }
+  EXPECT_GT(checked, 50);
 }
 
 // A batch-1 kernel (it computes row 0 and leaves the others) is rejected:

@@ -1,0 +1,50 @@
+// The library's batched kernels: the w4a16_batch problem's `lanes` seed
+// (problems/w4a16_batch/seeds/lanes.hip, included as it is) built for each
+// M bucket and both weight layouts it reads, and their table.
+#include "kopt_launch.h"
+#include "kopt_prelude.h"
+#include "kopt_w4a16_batched.h"
+
+#define KOPT_LANES_ROWS 2
+#define KOPT_LANES_LAYOUT 0
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 4
+#define KOPT_LANES_LAYOUT 0
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 8
+#define KOPT_LANES_LAYOUT 0
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 16
+#define KOPT_LANES_LAYOUT 0
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 2
+#define KOPT_LANES_LAYOUT 1
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 4
+#define KOPT_LANES_LAYOUT 1
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 8
+#define KOPT_LANES_LAYOUT 1
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_LANES_ROWS 16
+#define KOPT_LANES_LAYOUT 1
+#include "kopt_w4a16_batched_instance.inc"
+
+#if KOPT_HOST_PASS
+const KoptBatchedKernel kKoptBatchedKernels[] = {
+    {kopt_lanes_m2_0_build::kParams, kopt_lanes_m2_0_build::call, kopt_lanes_m2_0_build::lay_out},
+    {kopt_lanes_m4_0_build::kParams, kopt_lanes_m4_0_build::call, kopt_lanes_m4_0_build::lay_out},
+    {kopt_lanes_m8_0_build::kParams, kopt_lanes_m8_0_build::call, kopt_lanes_m8_0_build::lay_out},
+    {kopt_lanes_m16_0_build::kParams, kopt_lanes_m16_0_build::call, kopt_lanes_m16_0_build::lay_out},
+    {kopt_lanes_m2_1_build::kParams, kopt_lanes_m2_1_build::call, kopt_lanes_m2_1_build::lay_out},
+    {kopt_lanes_m4_1_build::kParams, kopt_lanes_m4_1_build::call, kopt_lanes_m4_1_build::lay_out},
+    {kopt_lanes_m8_1_build::kParams, kopt_lanes_m8_1_build::call, kopt_lanes_m8_1_build::lay_out},
+    {kopt_lanes_m16_1_build::kParams, kopt_lanes_m16_1_build::call, kopt_lanes_m16_1_build::lay_out},
+    {{0, 0}, nullptr, nullptr}};
+
+const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout) {
+  for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
+    if (k->params.layout == layout && k->params.rows >= rows) return k;
+  return nullptr;
+}
+#endif
