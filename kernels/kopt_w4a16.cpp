@@ -241,10 +241,11 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
   const int K = w->args.K, N = w->args.N;
   const bool stage_x = x_dtype != KOPT_W4A16_F16 || w->k_order;
   // Blocks of rows: up to the largest bucket at once on the batched kernels
-  // (the weights read once per block), else one row at a time on the entry.
-  const int block = M > 1 && w->batched_layout >= 0 ? kKoptBatchedMaxRows : 1;
-  for (int m0 = 0; m0 < M; m0 += block) {
-    const int rows = M - m0 < block ? M - m0 : block;
+  // (the weights read once per block) where they serve this shape and the
+  // block has enough rows to gain, else one row at a time on the entry.
+  for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
+    rows = M - m0 < kKoptBatchedMaxRows ? M - m0 : kKoptBatchedMaxRows;
+    if (w->batched_layout < 0 || rows < kKoptBatchedMinRows) rows = 1;
     const char* x_m =
         static_cast<const char*>(x) + static_cast<size_t>(m0) * K * dtype_bytes(x_dtype);
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * dtype_bytes(y_dtype);

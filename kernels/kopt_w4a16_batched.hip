@@ -5,9 +5,6 @@
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"
 
-#define KOPT_LANES_ROWS 2
-#define KOPT_LANES_LAYOUT 0
-#include "kopt_w4a16_batched_instance.inc"
 #define KOPT_LANES_ROWS 4
 #define KOPT_LANES_LAYOUT 0
 #include "kopt_w4a16_batched_instance.inc"
@@ -16,9 +13,6 @@
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_LANES_ROWS 16
 #define KOPT_LANES_LAYOUT 0
-#include "kopt_w4a16_batched_instance.inc"
-#define KOPT_LANES_ROWS 2
-#define KOPT_LANES_LAYOUT 1
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_LANES_ROWS 4
 #define KOPT_LANES_LAYOUT 1
@@ -32,11 +26,9 @@
 
 #if KOPT_HOST_PASS
 const KoptBatchedKernel kKoptBatchedKernels[] = {
-    {kopt_lanes_m2_0_build::kParams, kopt_lanes_m2_0_build::call, kopt_lanes_m2_0_build::lay_out},
     {kopt_lanes_m4_0_build::kParams, kopt_lanes_m4_0_build::call, kopt_lanes_m4_0_build::lay_out},
     {kopt_lanes_m8_0_build::kParams, kopt_lanes_m8_0_build::call, kopt_lanes_m8_0_build::lay_out},
     {kopt_lanes_m16_0_build::kParams, kopt_lanes_m16_0_build::call, kopt_lanes_m16_0_build::lay_out},
-    {kopt_lanes_m2_1_build::kParams, kopt_lanes_m2_1_build::call, kopt_lanes_m2_1_build::lay_out},
     {kopt_lanes_m4_1_build::kParams, kopt_lanes_m4_1_build::call, kopt_lanes_m4_1_build::lay_out},
     {kopt_lanes_m8_1_build::kParams, kopt_lanes_m8_1_build::call, kopt_lanes_m8_1_build::lay_out},
     {kopt_lanes_m16_1_build::kParams, kopt_lanes_m16_1_build::call, kopt_lanes_m16_1_build::lay_out},

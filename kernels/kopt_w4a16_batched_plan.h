@@ -7,8 +7,13 @@
 // The M buckets: a call of M rows runs the smallest bucket that holds them
 // (rows past M are skipped inside the kernel); more than the last bucket
 // runs in blocks of it.
-constexpr int kKoptBatchedBuckets[] = {2, 4, 8, 16};
+constexpr int kKoptBatchedBuckets[] = {4, 8, 16};
 constexpr int kKoptBatchedMaxRows = 16;
+// Fewer rows than the first bucket run one by one on the batch-1 kernel: measured on an H100
+// (2026-11-25, PERFORMANCE.md), the batched kernel at 2 rows took 1.5-3x
+// two batch-1 calls on 13 of the 14 contest shapes, at 4 rows less than
+// four calls on 12 of 13, at 8 and 16 rows less on all.
+constexpr int kKoptBatchedMinRows = kKoptBatchedBuckets[0];
 
 // The seed's parameters in the library (every bucket): COLS columns per lane,
 // WARPS warps per block, SPLIT 0 (the contract's automatic K slices).

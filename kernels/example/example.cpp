@@ -106,6 +106,7 @@ bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hip
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
   std::vector<Shape> shapes;
   std::vector<int> rows = {1};
   for (int i = 1; i < argc; ++i) {

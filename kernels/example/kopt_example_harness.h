@@ -57,7 +57,8 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
   GPU(hipMalloc(reinterpret_cast<void**>(&dy), y_bytes));
   GPU(hipMemcpy(dx, x.data(), x_bytes, hipMemcpyHostToDevice));
   // Enough copies of the weights that the calls stream from memory, not L2.
-  const int copies = std::max(2, static_cast<int>(std::ceil(4.0 * l2_bytes / bytes)));
+  // (At most 256: a tiny shape would otherwise make hundreds of thousands.)
+  const int copies = std::clamp(static_cast<int>(std::ceil(4.0 * l2_bytes / bytes)), 2, 256);
   std::vector<void*> handles(copies, nullptr);
   for (auto& h : handles)
     if (!lib.create(&h)) return false;
