@@ -1,4 +1,5 @@
-// `kopt run` and `kopt db`: the optimisation run and the database browser.
+// `kopt run`, `kopt demo` and `kopt report`: the optimisation run, its
+// demonstration without a GPU, and the report over a database.
 #pragma once
 
 #include <cstdint>
@@ -40,18 +41,6 @@ int run_optimize_suite(const RunCommand& cmd);
 // then the browser over it (best, lineage). Labelled everywhere: kernels are
 // simulated and times modelled, so it shows the workflow, not results.
 int run_demo(RunCommand cmd);
-
-struct DbCommand {
-  std::string db_path = "kopt.db";
-  std::string action;  // runs | list | show | best | lineage | diff | failures
-  std::vector<int64_t> ids;
-  std::string problem;  // of --shape (empty: the default problem)
-  std::string shape;
-  int64_t run = 0;
-  int limit = 20;
-  bool full = false;  // show: whole prompt and answer
-};
-int run_db(const DbCommand& cmd);
 
 struct ReportCommand {
   std::string db_path = "kopt.db";

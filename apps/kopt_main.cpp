@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "agent/commands.h"
+#include "agent/db_command.h"
 #include "agent/export.h"
 #include "agent/proposer.h"
 #include "agent/run_command.h"

@@ -63,12 +63,11 @@ enum {
  * kernels, which read the weights once for up to 16 rows (buckets of 4, 8,
  * 16 rows; larger M in blocks of 16), where the shape's weights are in a
  * layout they read (K and G multiples of 32, the batch-1 kernel's layout
- * checked byte for byte at create); otherwise rows run one after another. kopt_w4a16_kernel says which. Weights imported
- * with a K order (GPTQ act-order) gather x in that order. One weights object
- * serves one stream at a time (it holds the staging buffers of x and y, 16
- * rows each, and the batched kernels' workspace, allocated at create so
- * that calls allocate nothing and can be captured in a graph). Since 1.1;
- * batched kernels since 1.2. */
+ * checked byte for byte at create); otherwise rows run one after another. kopt_w4a16_kernel says
+ * which. Weights imported with a K order (GPTQ act-order) gather x in that order. One weights
+ * object serves one stream at a time (it holds the staging buffers of x and y, 16 rows each, and
+ * the batched kernels' workspace, allocated at create so that calls allocate nothing and can be
+ * captured in a graph). Since 1.1; batched kernels since 1.2. */
 int kopt_w4a16_gemm(const kopt_w4a16_weights* weights, const void* x, int x_dtype, int M, void* y,
                     int y_dtype, void* stream);
 
