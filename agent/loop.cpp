@@ -513,6 +513,16 @@ Status OptimizationLoop::run(RunRecord* run) {
   KOPT_RETURN_IF_ERROR(db_->unevaluated_candidates(run->id, &pending));
   evaluated_ = static_cast<int64_t>(existing.size() - pending.size());
   stop_reason_.clear();
+  // Said once: what the seeds and starting points take of the budget.
+  std::string notice;
+  if (evaluated_ == 0 && !pending.empty()) {
+    const int64_t taken =
+        std::min<int64_t>(static_cast<int64_t>(pending.size()), run->budget_candidates);
+    notice = fmt::format(
+        "{} seeds and starting points come first: {} of the budget of {}, {} left for proposals",
+        pending.size(), taken, run->budget_candidates, run->budget_candidates - taken);
+  }
+  std::string last_progress;  // the last line shown: the same state is not shown twice
 
   const auto started = Clock::now();
   const double elapsed_before = run->elapsed_seconds;
@@ -534,7 +544,13 @@ Status OptimizationLoop::run(RunRecord* run) {
       p.last = last_line_;
       p.seconds_left =
           run->budget_seconds > 0 ? std::max(0.0, run->budget_seconds - elapsed()) : -1;
-      progress_(p);
+      const std::string state = fmt::format("{} {} {}", p.done, p.best_us, p.last);
+      if (state != last_progress || !notice.empty()) {
+        p.notice = notice;
+        notice.clear();
+        last_progress = state;
+        progress_(p);
+      }
     }
     return s;
   };
@@ -630,8 +646,12 @@ Status OptimizationLoop::run(RunRecord* run) {
         KOPT_RETURN_IF_ERROR(
             record_attempt(failure.kind, failure.message, failure.prompt, failure.answer));
         // The reason, with the endpoint, from the first failure on.
+        // (A streak of the same failure says its reason once.)
         last_line_ =
-            proposer->name() + ": " + failure.kind + " — " + failure.message.substr(0, 200);
+            picked.unreachable_in_a_row > 1
+                ? fmt::format("{}: {} again ({} in a row)", proposer->name(), failure.kind,
+                              picked.unreachable_in_a_row)
+                : proposer->name() + ": " + failure.kind + " — " + failure.message.substr(0, 200);
         if (options_.unreachable_limit > 0 &&
             picked.unreachable_in_a_row >= options_.unreachable_limit) {
           picked.weight = 0;

@@ -104,6 +104,7 @@ struct Progress {
   double best_us = 0, best_fraction = 0;  // 0: nothing verified yet
   std::string last;                       // "vec {ROWS:2} ok 3.41 us"
   double seconds_left = -1;               // -1: no time limit
+  std::string notice;  // said once, on its own line before this progress line ("" none)
 };
 using ProgressSink = std::function<void(const Progress&)>;
 

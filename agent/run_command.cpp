@@ -109,6 +109,7 @@ std::string format_seconds(double s) {
 
 void print_progress(const Progress& p) {
   static const bool tty = isatty(2);
+  if (!p.notice.empty()) fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", p.notice);
   std::string best = p.best_us > 0 ? fmt::format("best {:.2f} us ({:.1f}% of read BW)", p.best_us,
                                                  100 * p.best_fraction)
                                    : "no verified candidate yet";
@@ -182,25 +183,25 @@ int run_optimize(const RunCommand& cmd) {
   Config config;
   const bool explicit_config = !cmd.config_path.empty();
   Status s = load_config(explicit_config ? cmd.config_path : "kopt.toml", explicit_config, &config);
-  if (!s.ok()) return fail("run", s.message(), kExitUsage);
+  if (!s.ok()) return fail(cmd.verb, s.message(), kExitUsage);
   apply_environment(&config);
   if (cmd.budget) config.budget = *cmd.budget;
   if (cmd.transfers) config.transfers = *cmd.transfers;
   if (cmd.trials) config.trials = *cmd.trials;
   if (!cmd.time.empty() && !(s = parse_duration(cmd.time, &config.time_s)).ok())
-    return fail("run", s.message(), kExitUsage);
-  if (config.budget < 1) return fail("run", "--budget must be at least 1", kExitUsage);
+    return fail(cmd.verb, s.message(), kExitUsage);
+  if (config.budget < 1) return fail(cmd.verb, "--budget must be at least 1", kExitUsage);
   if (!cmd.db_path.empty()) config.database = cmd.db_path;
   Shape shape;
   if (!cmd.resume &&
       !(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape)).ok())
-    return fail("run", s.message(), kExitUsage);
+    return fail(cmd.verb, s.message(), kExitUsage);
   if (cmd.resume && !cmd.starts.empty())
-    return fail("run", "--start applies to a new run, not to --resume", kExitUsage);
+    return fail(cmd.verb, "--start applies to a new run, not to --resume", kExitUsage);
   std::vector<StartPoint> starts;
   if (!cmd.starts.empty() &&
       !(s = resolve_start_points(*find_problem(shape.problem), shape, cmd.starts, &starts)).ok())
-    return fail("run", s.message(), kExitUsage);
+    return fail(cmd.verb, s.message(), kExitUsage);
 
   std::vector<WeightedProposer> proposers;
   if (!cmd.no_mutator && config.mutator_weight > 0)
@@ -208,12 +209,13 @@ int run_optimize(const RunCommand& cmd) {
   PromptTemplates templates = PromptTemplates::builtin();
   if (!cmd.prompts_dir.empty() &&
       !(s = PromptTemplates::from_directory(cmd.prompts_dir, &templates)).ok())
-    return fail("run", s.message(), kExitUsage);
+    return fail(cmd.verb, s.message(), kExitUsage);
   for (const auto& name : cmd.models) {
     auto it = std::find_if(config.models.begin(), config.models.end(),
                            [&](const ModelConfig& m) { return m.name == name; });
     if (it == config.models.end())
-      return fail("run", "no model named '" + name + "' in the config or environment", kExitUsage);
+      return fail(cmd.verb, "no model named '" + name + "' in the config or environment",
+                  kExitUsage);
     HttpChatOptions o;
     o.base_url = it->base_url;
     o.model = it->model;
@@ -229,7 +231,8 @@ int run_optimize(const RunCommand& cmd) {
                          it->weight});
   }
   if (proposers.empty())
-    return fail("run", "no proposer: enable the mutator or name a model with --model", kExitUsage);
+    return fail(cmd.verb, "no proposer: enable the mutator or name a model with --model",
+                kExitUsage);
 
   // A run to resume must exist (checked before anything else is started or written).
   if (cmd.resume) {
@@ -261,10 +264,16 @@ int run_optimize(const RunCommand& cmd) {
   std::vector<SandboxOptions> workers;
   int workers_failure = kExitOk;
   if (!(s = worker_options(config, cmd.gpus, so, &workers, &workers_failure)).ok())
-    return fail("run", s.message(), workers_failure);
+    return fail(cmd.verb, s.message(), workers_failure);
   PoolEvaluator evaluator(workers);
   DeviceInfo device;
-  if (!(s = evaluator.device(&device)).ok()) return fail("run", s.message(), kExitNoDevice);
+  if (!(s = evaluator.device(&device)).ok()) {
+    // Without a GPU, say what works instead (the demo runs the same loop).
+    const bool no_gpu = s.message().find("no GPU") != std::string::npos;
+    return fail(cmd.verb,
+                s.message() + (no_gpu ? "; `kopt demo` shows the loop without a GPU" : ""),
+                kExitNoDevice);
+  }
   if (workers.size() > 1) {
     std::string where;
     for (const auto& d : evaluator.devices())
@@ -273,7 +282,8 @@ int run_optimize(const RunCommand& cmd) {
   }
 
   std::unique_ptr<Database> db;
-  if (!(s = Database::open(config.database, &db)).ok()) return fail("run", s.message(), kExitUsage);
+  if (!(s = Database::open(config.database, &db)).ok())
+    return fail(cmd.verb, s.message(), kExitUsage);
   LoopOptions lo;
   lo.budget = config.budget;
   if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
@@ -318,7 +328,7 @@ int run_optimize(const RunCommand& cmd) {
   }
   fmt::print(stderr, "\n");
   if (!s.ok())
-    return fail("run", fmt::format("run {} stopped: {}", run_id, s.message()),
+    return fail(cmd.verb, fmt::format("run {} stopped: {}", run_id, s.message()),
                 loop.stop_reason().rfind("no device", 0) == 0 ? kExitNoDevice : kExitInternal);
   std::vector<BestRow> best;
   RunRecord run;
@@ -344,13 +354,13 @@ namespace {}  // namespace
 
 int run_optimize_suite(const RunCommand& cmd) {
   if (cmd.resume)
-    return fail("run", "--resume continues one run: give it without --suite", kExitUsage);
-  if (!cmd.shape.empty()) return fail("run", "give --shape or --suite, not both", kExitUsage);
+    return fail(cmd.verb, "--resume continues one run: give it without --suite", kExitUsage);
+  if (!cmd.shape.empty()) return fail(cmd.verb, "give --shape or --suite, not both", kExitUsage);
   std::vector<Shape> shapes;
   const Problem* problem = nullptr;
   Status s = problem_by_id(cmd.problem, &problem);
   if (s.ok()) s = resolve_shapes(*problem, cmd.suite, {}, shape_defaults(cmd.group), &shapes);
-  if (!s.ok()) return fail("run", s.message(), kExitUsage);
+  if (!s.ok()) return fail(cmd.verb, s.message(), kExitUsage);
   int first_failure = kExitOk;
   for (size_t i = 0; i < shapes.size(); ++i) {
     RunCommand one = cmd;
@@ -381,6 +391,10 @@ int run_demo(RunCommand cmd) {
   }
   if (!cmd.budget) cmd.budget = 12;
   if (cmd.db_path.empty()) cmd.db_path = "kopt-demo.db";
+  cmd.verb = "demo";
+  Shape shape;  // a bad shape is said before the demo's banner
+  if (Status s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape); !s.ok())
+    return fail("demo", s.message(), kExitUsage);
   cmd.worker_command = {executable_dir() + "/kopt-worker", "--host-demo"};
   fmt::print(
       "kopt demo: no GPU needed. Each candidate's contract, source rules and compilation are real; "
@@ -395,9 +409,6 @@ int run_demo(RunCommand cmd) {
   std::unique_ptr<Database> db;
   Status s = Database::open_existing(cmd.db_path, &db);
   if (!s.ok()) return fail("demo", s.message(), kExitInternal);
-  Shape shape;
-  if (!(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape)).ok())
-    return fail("demo", s.message(), kExitUsage);
   fmt::print("\n$ kopt db best --db {} --problem {} --shape {}\n", cmd.db_path, shape.problem,
              shape.name());
   db_best(*db, shape.key(), 3);

@@ -30,6 +30,7 @@ struct RunCommand {
   // "SEED:NAME=V,NAME=V", or a MANIFEST.json (its entries for the shape).
   std::vector<std::string> starts;
   std::vector<std::string> worker_command;  // tests: a fake worker
+  std::string verb = "run";                 // the command its messages name (run, demo)
 };
 int run_optimize(const RunCommand& cmd);
 // `kopt run --suite NAME`: run_optimize for each of the suite's shapes in

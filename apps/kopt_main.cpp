@@ -1,5 +1,6 @@
 // kopt: the command-line front end. Parses arguments and calls the libraries.
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,36 @@ bool parse_params(const std::vector<std::string>& items, std::map<std::string, i
       return false;
     }
   return true;
+}
+
+// The argument parser's message said once, in kopt's words.
+std::string explain_parse_error(const std::string& what, const std::string& commands) {
+  auto after = [&](const std::string& marker, size_t from) {
+    const size_t at = what.find(marker, from);
+    return at == std::string::npos ? std::string::npos : at + marker.size();
+  };
+  // "--budget: Value -1 not in range 1 to 1000"
+  if (size_t v = after(": Value ", 0); v != std::string::npos) {
+    const size_t range = what.find(" not in range ", v), to = what.find(" to ", v);
+    if (range != std::string::npos && to != std::string::npos)
+      return what.substr(0, v - 8) + " must be between " +
+             what.substr(range + 14, to - range - 14) + " and " + what.substr(to + 4) + "; got " +
+             what.substr(v, range - v);
+  }
+  // "Could not convert: ids = abc"
+  if (size_t c = after("Could not convert: ", 0); c != std::string::npos) {
+    const size_t eq = what.find(" = ", c);
+    if (eq != std::string::npos)
+      return "'" + what.substr(eq + 3) + "' is not a number (" + what.substr(c, eq - c) + ")";
+  }
+  if (what.rfind("A subcommand is required", 0) == 0)
+    return "a command is required: one of " + commands;
+  // "The following argument was not expected: x" (or arguments ... were)
+  if (size_t x = after(" not expected: ", 0); x != std::string::npos)
+    return "unexpected argument '" + what.substr(x) + "'";
+  std::string text = what;
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
 }
 
 }  // namespace
@@ -223,18 +254,21 @@ int main(int argc, char** argv) {
   // --gpu N on the commands that use one GPU: the worker sees only that one.
   for (CLI::App* sub : {eval_cmd, profile_cmd, bench_cmd, run_cmd, export_cmd})
     sub->add_option("--gpu", gpu_index, "use this GPU (index) only")->check(CLI::Range(0, 1023));
+  std::string names;  // the commands, for messages
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  // The command being parsed, for the first words of its messages.
+  std::string verb;
   if (argc > 1 && argv[1][0] != '-') {
-    std::string names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-      known = known || sub->get_name() == argv[1];
-    }
     if (!known) {
       std::fprintf(stderr, "kopt: unknown command '%s'; the commands are %s (kopt --help)\n",
                    argv[1], names.c_str());
       return kopt::kExitUsage;
     }
+    verb = argv[1];
   }
   try {
     app.parse(argc, argv);
@@ -248,8 +282,11 @@ int main(int argc, char** argv) {
       setenv("HIP_VISIBLE_DEVICES", index.c_str(), 1);
     }
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kopt::kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    const std::string who = verb.empty() ? "kopt" : "kopt " + verb;
+    std::fprintf(stderr, "%s: %s (%s --help)\n", who.c_str(),
+                 explain_parse_error(e.what(), names).c_str(), who.c_str());
+    return kopt::kExitUsage;
   }
 
   eval.problem = profile.problem = bench.problem = run.problem = demo.problem = dbc.problem =

@@ -63,7 +63,7 @@ class W4a16Batch : public Problem {
     Shape gemv;
     if (Status s = find_problem(w4a16::kId)->parse_shape(text.substr(x + 1), defaults, &gemv);
         !s.ok())
-      return Status::error("shape '" + text + "': " + s.message());
+      return Status::error("shape '" + text + "' (M = " + m + "): " + s.message());
     *out = shape(std::stoll(m), gemv.var("K"), gemv.var("N"), gemv.var("G"));
     if (Status v = validate_dims(*out); !v.ok())
       return Status::error("shape '" + text + "': " + v.message());

@@ -212,10 +212,19 @@ Status validate_dims(const Shape& s) {
   if (d.K < 1 || d.N < 1) return Status::error("shape " + s.name() + ": K and N must be >= 1");
   if (d.K > kMaxDim || d.N > kMaxDim)
     return Status::error("shape " + s.name() + ": K and N must be <= 1048576");
-  if (d.G < 2 || d.G % 2 != 0) return Status::error("group size must be even and >= 2");
-  if (d.K % d.G != 0)
+  if (d.G < 2 || d.G % 2 != 0)
+    return Status::error("shape " + s.name() + ": the group size must be even and >= 2");
+  if (d.K % d.G != 0) {
+    // Suggest the largest even group size up to 128 that divides K.
+    int64_t g = 0;
+    for (int64_t c = 2; c <= 128 && c <= d.K; c += 2)
+      if (d.K % c == 0) g = c;
+    std::string hint = g ? "; name one that does with /gG, e.g. " + std::to_string(d.K) + "x" +
+                               std::to_string(d.N) + "/g" + std::to_string(g)
+                         : "; K must be even";
     return Status::error("shape " + s.name() + ": group size " + std::to_string(d.G) +
-                         " does not divide K");
+                         " does not divide K = " + std::to_string(d.K) + hint);
+  }
   return Status();
 }
 
@@ -275,8 +284,7 @@ class W4a16Gemv : public Problem {
       if (part.find_first_not_of("0123456789") != std::string::npos || part.size() > 9)
         return Status::error("malformed shape '" + text + "': K and N must be positive integers");
     const Shape s = shape(std::stoll(k), std::stoll(n), G);
-    if (Status v = validate_dims(s); !v.ok())
-      return Status::error("shape '" + text + "': " + v.message());
+    if (Status v = validate_dims(s); !v.ok()) return v;  // it names the shape
     *out = s;
     return Status();
   }

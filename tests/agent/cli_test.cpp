@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "agent/commands.h"
 #include "db/database.h"
@@ -490,6 +491,81 @@ TEST(CliTest, RunBrowseAndAnUnreachableModel) {
   // The first run is intact.
   o = kopt_cli({"db", "list", "--db", db, "--run", "1"});
   EXPECT_NE(o.output.find("ok 5.00 us"), std::string::npos) << o.output;
+}
+
+// First contact: every error starts with "kopt <verb>:", says what was
+// wrong once and what to do; without a GPU, run points to the demo.
+TEST(CliTest, MessagesNameTheCommandOnceWithAHint) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string first_line;
+  };
+  const std::vector<Case> cases = {
+      {{"demo", "--budget", "-1"},
+       "kopt demo: --budget must be between 1 and 1000; got -1 (kopt demo --help)"},
+      {{"db", "show", "abc"}, "kopt db: 'abc' is not a number (ids) (kopt db --help)"},
+      {{}, "kopt: a command is required: one of eval, "},
+      {{"eval", "x.hip", "--shape", "64x8", "--bogus"},
+       "kopt eval: unexpected argument '--bogus' (kopt eval --help)"},
+      {{"demo", "--shape", "100x7"},
+       "kopt demo: shape 100x7: group size 64 does not divide K = 100; name one that does with "
+       "/gG, e.g. 100x7/g100"},
+      {{"run", "--shape", "5120x256", "--db", test::temp_path("nogpu.db")}, "kopt run: "}};
+  for (const Case& c : cases) {
+    const Outcome o = kopt_cli(c.args, "KOPT_WORKER=/nonexistent-worker");
+    EXPECT_NE(o.code, kExitOk) << o.output;
+    EXPECT_EQ(o.output.rfind(c.first_line, 0), 0u) << o.output;
+    EXPECT_EQ(o.output.find('\n'), o.output.size() - 1) << "one line: " << o.output;
+  }
+  // The shape is named once, not once per layer that passed the message on.
+  const Outcome shape = kopt_cli({"demo", "--shape", "100x7"});
+  EXPECT_EQ(shape.output.find("shape 100x7"), shape.output.rfind("shape 100x7")) << shape.output;
+  EXPECT_EQ(shape.output.find("'100x7'"), std::string::npos) << shape.output;
+  // Without a GPU (the real worker on a machine without one), run says what does work.
+  if (!test::gpu_required()) {
+    const Outcome o =
+        kopt_cli({"run", "--shape", "5120x256", "--db", test::temp_path("nogpu2.db")});
+    if (o.code == kExitNoDevice)
+      EXPECT_NE(o.output.find("`kopt demo` shows the loop without a GPU"), std::string::npos)
+          << o.output;
+  }
+}
+
+// The demo database's tables fit 120 columns; seeds and children show every
+// parameter the same way; the seeds' share of the budget is said; the last
+// progress line is not printed twice.
+TEST(CliTest, DemoTablesFitAndSayEveryParameter) {
+  const std::string db = test::temp_path("tables.db");
+  const Outcome demo = kopt_cli({"demo", "--budget", "7", "--db", db, "--seed", "5"});
+  ASSERT_EQ(demo.code, kExitOk) << demo.output;
+  EXPECT_NE(demo.output.find("5 seeds and starting points come first: 5 of the budget of 7, 2 left "
+                             "for proposals"),
+            std::string::npos)
+      << demo.output;
+  EXPECT_EQ(demo.output.find("[7/7]"), demo.output.rfind("[7/7]")) << demo.output;
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"db", "runs"},
+                                             {"db", "list"},
+                                             {"db", "best"},
+                                             {"db", "lineage", "6"},
+                                             {"db", "failures"}}) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--db", db});
+    const Outcome o = kopt_cli(full);
+    ASSERT_EQ(o.code, kExitOk) << o.output;
+    std::istringstream lines(o.output);
+    for (std::string line; std::getline(lines, line);) {
+      size_t width = 0;  // characters, not bytes
+      for (unsigned char ch : line) width += (ch & 0xC0) != 0x80;
+      EXPECT_LE(width, 120u) << args[1] << ": " << line;
+    }
+  }
+  const Outcome best = kopt_cli({"db", "best", "--db", db});
+  // Seeds spell out their defaults as children do; one device line.
+  EXPECT_NE(best.output.find("WARPS=4"), std::string::npos) << best.output;
+  EXPECT_EQ(best.output.find("{}"), std::string::npos) << best.output;
+  EXPECT_EQ(best.output.rfind("device: host demo", 0), 0u) << best.output;
+  EXPECT_EQ(best.output.find("host demo"), best.output.rfind("host demo")) << best.output;
 }
 
 // A file is checked with its own problem's device helpers: a W8A16 seed
