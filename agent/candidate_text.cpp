@@ -100,4 +100,19 @@ std::string unified_diff(const std::string& a, const std::string& b) {
   return out.str();
 }
 
+std::string parameter_words(const CandidateRecord& c) {
+  std::map<std::string, int64_t> given;
+  const nlohmann::json j = nlohmann::json::parse(c.params_json, nullptr, false);
+  if (j.is_object())
+    for (const auto& [name, value] : j.items())
+      if (value.is_number_integer()) given[name] = value.get<int64_t>();
+  Candidate parsed;
+  if (!parse_candidate(c.source, given, &parsed).ok()) return c.params_json;
+  if (parsed.params.empty()) return "-";
+  std::string words;
+  for (const auto& [name, value] : parsed.params)
+    words += (words.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  return words;
+}
+
 }  // namespace kopt

@@ -259,21 +259,6 @@ int db_lineage(Database& db, int64_t id) {
   return kExitOk;
 }
 
-std::string parameter_words(const CandidateRecord& c) {
-  std::map<std::string, int64_t> given;
-  const nlohmann::json j = nlohmann::json::parse(c.params_json, nullptr, false);
-  if (j.is_object())
-    for (const auto& [name, value] : j.items())
-      if (value.is_number_integer()) given[name] = value.get<int64_t>();
-  Candidate parsed;
-  if (!parse_candidate(c.source, given, &parsed).ok()) return c.params_json;
-  if (parsed.params.empty()) return "-";
-  std::string words;
-  for (const auto& [name, value] : parsed.params)
-    words += (words.empty() ? "" : " ") + name + "=" + std::to_string(value);
-  return words;
-}
-
 int run_db(const DbCommand& cmd) {
   std::unique_ptr<Database> db;
   Status s = Database::open_existing(cmd.db_path, &db);

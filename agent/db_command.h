@@ -9,7 +9,6 @@
 namespace kopt {
 
 class Database;
-struct CandidateRecord;
 
 struct DbCommand {
   std::string db_path = "kopt.db";
@@ -28,10 +27,5 @@ int run_db(const DbCommand& cmd);
 // prints them after its run).
 int db_best(Database& db, const std::string& shape, int limit);
 int db_lineage(Database& db, int64_t id);
-
-// A candidate's parameters as NAME=VALUE words, every declared parameter
-// with the value it ran with (a seed's defaults spelled out, as its
-// children's are); the stored JSON where the contract does not parse.
-std::string parameter_words(const CandidateRecord& c);
 
 }  // namespace kopt

@@ -63,14 +63,54 @@ th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e5e7eb; v
 th { background: #f9fafb; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 code, pre { font: 12.5px/1.35 ui-monospace, "DejaVu Sans Mono", monospace; }
 pre { background: #f9fafb; border: 1px solid #e5e7eb; padding: 8px; overflow-x: auto; }
-.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 12px; }
-svg.kopt-plot { width: 100%; height: auto; background: #fff; border: 1px solid #e5e7eb; }
-svg .title { font-weight: 600; font-size: 14px; } svg .tick { font-size: 11px; fill: #374151; }
-svg .label { font-size: 12px; fill: #111827; } svg .frame { fill: none; stroke: #9ca3af; }
+.plots { display: flex; flex-wrap: wrap; gap: 12px; }
+svg.kopt-plot { max-width: 100%; height: auto; background: #fff; border: 1px solid #e5e7eb; }
+svg .title { font-weight: 600; font-size: 14px; } svg .tick { font-size: 12px; fill: #374151; }
+svg .label { font-size: 13px; fill: #111827; } svg .frame { fill: none; stroke: #9ca3af; }
+details { margin: .4em 0; } summary { cursor: pointer; }
 svg .grid { stroke: #f3f4f6; } svg .ref { stroke-dasharray: 6 4; stroke-width: 1.5; }
 svg .line { fill: none; stroke-width: 2; }
 .ok { color: #047857; } .bad { color: #b91c1c; }
 )";
+
+// Each shape's best kernel: its source and its diff to the fastest seed of
+// the same runs, collapsed (a <details> element: no script needed).
+std::string best_kernel_sources(const std::vector<RunData>& data,
+                                const std::map<std::string, int64_t>& best_of_shape,
+                                const std::map<int64_t, const Row*>& by_id) {
+  if (best_of_shape.empty()) return "";
+  std::string out = "<h3 id=\"best-sources\">The best kernels' sources</h3>\n";
+  for (const auto& [shape, best_id] : best_of_shape) {
+    const auto it = by_id.find(best_id);
+    if (it == by_id.end()) continue;
+    const CandidateRecord& best = it->second->candidate;
+    const Row* seed = nullptr;
+    for (const auto& d : data)
+      if (d.run.shape == shape)
+        for (const auto& row : d.rows)
+          if (row.candidate.proposer == "seed" && row.verified() &&
+              (!seed || row.us() < seed->us()))
+            seed = &row;
+    std::string diff = "(no verified seed in these runs)";
+    if (seed && seed->candidate.id == best.id)
+      diff = "(the best kernel is this seed)";
+    else if (seed) {
+      diff = unified_diff(seed->candidate.source, best.source);
+      if (diff.empty())
+        diff = "(same source as seed #" + std::to_string(seed->candidate.id) + "; parameters " +
+               parameter_words(seed->candidate) + " → " + parameter_words(best) + ")";
+    }
+    out += fmt::format(
+        "<details class=\"best-source\" id=\"source-{0}\"><summary>{1}: #{0} {2} — source ({3} "
+        "lines) and diff to the best seed{4}</summary>\n<pre>{5}</pre>\n<p class=\"note\">Diff "
+        "to the best seed:</p>\n<pre>{6}</pre></details>\n",
+        best.id, html_escape(shape), html_escape(best.name),
+        std::count(best.source.begin(), best.source.end(), '\n'),
+        seed ? fmt::format(" (#{} {})", seed->candidate.id, html_escape(seed->candidate.name)) : "",
+        html_escape(best.source), html_escape(diff));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -185,14 +225,15 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
         "<td class=\"num\">{:.1f}%</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td><td>{}</td></tr>\n",
         html_escape(shape), cand_link(best->candidate.id), html_escape(best->candidate.name),
-        html_escape(best->candidate.params_json), *e.median_us, e.gbps, 100 * e.fraction_of_read_bw,
-        seed_us ? fmt::format("{:.2f}", *seed_us) : "—",
+        html_escape(parameter_words(best->candidate)), *e.median_us, e.gbps,
+        100 * e.fraction_of_read_bw, seed_us ? fmt::format("{:.2f}", *seed_us) : "—",
         seed_us ? fmt::format("{:.2f}×", *seed_us / *e.median_us) : "—", html_escape(e.device));
   }
   out +=
       "</table>\n<p class=\"note\">Peers (vendor BLAS, PyTorch) are measured by <code>kopt bench "
       "--baselines</code> and <code>scripts/peers.sh</code>; the database holds kopt's own "
       "candidates.</p>\n";
+  out += best_kernel_sources(data, best_of_shape, by_id);
 
   // Progress of each run: best so far and every verified candidate, by proposer.
   out += "<h2 id=\"progress\">Progress</h2>\n";
@@ -203,7 +244,7 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     out += fmt::format(
         "<h3 id=\"run-{0}\">Run {0} — {1}</h3>\n<p class=\"meta\">{2} · {3} candidates, {4} "
         "verified · proposers: {5} · "
-        "{6:.0f} s · {7} tokens · cost {8:.4f} · started {9}</p>\n",
+        "{6:.0f} s · {7} tokens · cost ${8:.4f} · started {9}</p>\n",
         r.id, html_escape(r.shape), html_escape(r.status), d.rows.size(), verified,
         html_escape(r.proposers), r.elapsed_seconds, r.tokens_used, r.cost,
         html_escape(r.started_at));
@@ -248,9 +289,12 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     po.title = "µs per call against candidates, run " + std::to_string(r.id);
     po.x_label = "candidate (in the order evaluated)";
     po.y_label = "median µs per call";
+    po.integer_x = true;
     PlotOptions pt = po;
     pt.title = "µs per call against wall time, run " + std::to_string(r.id);
     pt.x_label = "seconds since the run started";
+    pt.integer_x = false;
+    pt.x_from_zero = true;
     out += "<div class=\"plots\">" + svg_plot(by_count, po) + svg_plot(by_time, pt) + "</div>\n";
   }
 
@@ -259,6 +303,10 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   {
     std::map<std::string, PlotSeries> per;
     double read_bw = 0;
+    // With one shape every candidate moves the same bytes: spread them by
+    // the order they were evaluated in instead.
+    const bool one_shape = shapes.size() == 1;
+    int order = 0;
     for (const auto& d : data) {
       Shape shape;
       const int64_t bytes = parse_shape_key(d.run.shape, &shape).ok() ? shape_bytes(shape) : 0;
@@ -268,7 +316,8 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
         auto& s = per[p];
         s.name = p;
         s.color = color_of(p);
-        s.points.push_back({static_cast<double>(bytes), row.evaluation->gbps,
+        const double x = one_shape ? ++order : static_cast<double>(bytes);
+        s.points.push_back({x, row.evaluation->gbps,
                             fmt::format("#{} {} on {}: {:.0f} GB/s", row.candidate.id,
                                         row.candidate.name, d.run.shape, row.evaluation->gbps)});
         read_bw = std::max(read_bw, read_bandwidth_of(*row.evaluation));
@@ -278,9 +327,11 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     for (auto& [p, s] : per) series.push_back(s);
     PlotOptions o;
     o.title = "Achieved bandwidth of every verified candidate";
-    o.x_label = "bytes moved per call (weights, scales, offsets, x, y)";
+    o.x_label = one_shape ? "verified candidate of " + *shapes.begin() + " (in the order evaluated)"
+                          : "bytes moved per call (weights, scales, offsets, x, y)";
     o.y_label = "GB/s";
-    o.log_x = true;
+    o.log_x = !one_shape;
+    o.integer_x = one_shape;
     if (read_bw > 0) {
       o.lines.push_back(
           {read_bw,
@@ -318,19 +369,20 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
         diffs += fmt::format(
             "<div class=\"diff\" id=\"diff-{0}\"><h4>#{1} → #{0} ({2} {3} → "
             "{4})</h4><pre>{5}</pre></div>\n",
-            c.id, parent->id, html_escape(c.name), html_escape(parent->params_json),
-            html_escape(c.params_json),
-            html_escape(text.empty() ? "(sources identical; parameters " + parent->params_json +
-                                           " → " + c.params_json + ")"
-                                     : text));
+            c.id, parent->id, html_escape(c.name), html_escape(parameter_words(*parent)),
+            html_escape(parameter_words(c)),
+            html_escape(text.empty()
+                            ? "(sources identical; parameters " + parameter_words(*parent) + " → " +
+                                  parameter_words(c) + ")"
+                            : text));
       }
       out += fmt::format(
           "<tr id=\"cand-{0}\"><td class=\"num\">{1}</td><td>#{0} {2} "
           "<code>{3}</code></td><td>{4}</td><td>{5}</td>"
           "<td class=\"num\">{6}</td><td class=\"num\">{7}</td><td>{8}</td></tr>\n",
-          c.id, i + 1, html_escape(c.name), html_escape(c.params_json), html_escape(proposer_of(c)),
-          html_escape(candidate_idea(c, parent)), us ? fmt::format("{:.2f}", *us) : "—", gain,
-          diff_cell);
+          c.id, i + 1, html_escape(c.name), html_escape(parameter_words(c)),
+          html_escape(proposer_of(c)), html_escape(candidate_idea(c, parent)),
+          us ? fmt::format("{:.2f}", *us) : "—", gain, diff_cell);
       parent_us = us;
       parent = &chain[i];
     }
@@ -354,7 +406,7 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
       const Row& row = *rows[i];
       examples += fmt::format(
           "<div>#{} {} <code>{}</code> at {}: {}</div>", row.candidate.id,
-          html_escape(row.candidate.name), html_escape(row.candidate.params_json),
+          html_escape(row.candidate.name), html_escape(parameter_words(row.candidate)),
           html_escape(row.evaluation->stage), html_escape(row.evaluation->message.substr(0, 300)));
     }
     out += fmt::format("<tr><td class=\"bad\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
@@ -411,13 +463,16 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   }
   out +=
       "</table>\n<table "
-      "class=\"cost\"><tr><th>run</th><th>shape</th><th>tokens</th><th>cost</th></tr>\n";
+      "class=\"cost\"><tr><th>run</th><th>shape</th><th>tokens</th><th>cost (US$)</th></tr>\n";
   for (const auto& d : data)
     out += fmt::format(
         "<tr><td><a href=\"#run-{0}\">{0}</a></td><td>{1}</td><td class=\"num\">{2}</td>"
         "<td class=\"num\">{3:.4f}</td></tr>\n",
         d.run.id, html_escape(d.run.shape), d.run.tokens_used, d.run.cost);
-  out += "</table>\n</body></html>\n";
+  out +=
+      "</table>\n<p class=\"note\">Cost in US dollars from each model's "
+      "<code>price_per_million_input</code> and <code>price_per_million_output</code> in the "
+      "config (0 where none is set; the mutator costs nothing).</p>\n</body></html>\n";
   *html = std::move(out);
   return Status();
 }

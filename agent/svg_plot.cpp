@@ -11,16 +11,17 @@ namespace kopt {
 namespace {
 
 // The drawing area inside a 720 x 360 view box (the SVG scales to its box).
-constexpr double kWidth = 720, kHeight = 360;
+constexpr double kWidth = 520, kHeight = 320;
 constexpr double kLeft = 64, kRight = 16, kTop = 50, kBottom = 48;
 // The legend sits in the top margin, under the title, clear of the data.
 constexpr double kLegendY = 30;
 
-// About five round tick values covering [lo, hi].
-std::vector<double> nice_ticks(double lo, double hi) {
+// About five round tick values covering [lo, hi]; whole numbers only where
+// `integer` (steps of at least 1).
+std::vector<double> nice_ticks(double lo, double hi, bool integer = false) {
   const double span = hi - lo;
   if (!(span > 0)) return {lo};
-  const double raw = span / 5;
+  const double raw = integer ? std::max(1.0, span / 5) : span / 5;
   const double mag = std::pow(10, std::floor(std::log10(raw)));
   double step = mag;
   for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
@@ -28,6 +29,7 @@ std::vector<double> nice_ticks(double lo, double hi) {
       step = m * mag;
       break;
     }
+  if (integer) step = std::max(1.0, std::round(step));
   std::vector<double> ticks;
   for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push_back(t);
   return ticks;
@@ -90,13 +92,15 @@ std::string svg_plot(const std::vector<PlotSeries>& series, const PlotOptions& o
     }
   for (const auto& l : o.lines) y_lo = std::min(y_lo, l.y), y_hi = std::max(y_hi, l.y);
   std::string svg = fmt::format(
-      "<svg class=\"kopt-plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" "
-      "xmlns=\"http://www.w3.org/2000/svg\">\n<text x=\"{}\" y=\"18\" class=\"title\">{}</text>\n",
-      kWidth, kHeight, html_escape(o.title), kLeft, html_escape(o.title));
+      "<svg class=\"kopt-plot\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
+      "aria-label=\"{2}\" xmlns=\"http://www.w3.org/2000/svg\">\n<text x=\"{3}\" y=\"18\" "
+      "class=\"title\">{2}</text>\n",
+      kWidth, kHeight, html_escape(o.title), kLeft);
   if (count == 0)
     return svg +
            fmt::format("<text x=\"{}\" y=\"{}\">no data</text>\n</svg>\n", kLeft, kHeight / 2);
   if (o.y_from_zero) y_lo = std::min(0.0, y_lo);
+  if (o.x_from_zero && !o.log_x) x_lo = std::min(0.0, x_lo);
   if (x_hi - x_lo < 1e-12) x_lo -= 0.5, x_hi += 0.5;
   if (y_hi - y_lo < 1e-12) y_hi = y_lo + 1;
   y_hi += (y_hi - y_lo) * 0.08;  // room for a reference line's label at the top
@@ -123,7 +127,7 @@ std::string svg_plot(const std::vector<PlotSeries>& series, const PlotOptions& o
           kTop + ph + 16, number(std::pow(10, e)));
     }
   } else {
-    for (double t : nice_ticks(x_lo, x_hi))
+    for (double t : nice_ticks(x_lo, x_hi, o.integer_x))
       svg += fmt::format(
           "<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>\n", sx(t),
           kTop + ph + 16, number(t));

@@ -32,10 +32,13 @@ struct PlotOptions {
   std::string x_label, y_label;
   bool log_x = false;
   bool y_from_zero = true;
+  bool x_from_zero = false;          // the x axis starts at 0 (time since a start)
+  bool integer_x = false;            // x counts things (candidates): whole-number ticks only
   std::vector<ReferenceLine> lines;  // horizontal
 };
 
-// An <svg> element (width 100% of its container, fixed aspect), with axes,
+// An <svg> element of a fixed size (every plot the same, so its type is the
+// same size in every plot; CSS may shrink it on a narrow page), with axes,
 // ticks, a legend, and `class="kopt-plot"` for tests to find. Empty series
 // give a plot that says "no data".
 std::string svg_plot(const std::vector<PlotSeries>& series, const PlotOptions& options);

@@ -29,8 +29,15 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --dis
        --enable-logging=stderr --v=0)
 url="file://$out/report/index.html"
 timeout 120 "$browser" "${flags[@]}" --dump-dom "$url" > "$out/dom.html" 2> "$out/chromium.log"
-timeout 120 "$browser" "${flags[@]}" --window-size=1280,2400 --screenshot="$out/report.png" "$url" \
-  >/dev/null 2>> "$out/chromium.log"
-[ -s "$out/report.png" ] || { echo "no screenshot"; exit 1; }
+# Two widths: a laptop and a phone; each screenshot must be the window's size.
+for size in 1280,2400 420,2400; do
+  png="$out/report-${size%%,*}.png"
+  timeout 120 "$browser" "${flags[@]}" --window-size=$size --screenshot="$png" "$url" \
+    >/dev/null 2>> "$out/chromium.log"
+  [ -s "$png" ] || { echo "no screenshot at $size"; exit 1; }
+  got=$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print('%d,%d' % struct.unpack('>II', d[16:24]))" "$png")
+  [ "$got" = "$size" ] || { echo "screenshot at $size is $got"; exit 1; }
+done
+cp "$out/report-1280.png" "$out/report.png"
 python3 "$source/tests/report/check_report_dom.py" "$out/dom.html" "$out/chromium.log"
 echo "screenshot: $out/report.png"
