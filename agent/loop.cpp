@@ -655,16 +655,14 @@ Status OptimizationLoop::run(RunRecord* run) {
         if (options_.unreachable_limit > 0 &&
             picked.unreachable_in_a_row >= options_.unreachable_limit) {
           picked.weight = 0;
-          unreachable_ = failure.message;
           last_line_ = proposer->name() + " set aside after " +
-                       std::to_string(picked.unreachable_in_a_row) +
-                       " failures in a row: " + failure.message.substr(0, 200);
+                       std::to_string(picked.unreachable_in_a_row) + " failures in a row";
           KOPT_RETURN_IF_ERROR(report());
           const bool any_left = std::any_of(proposers_.begin(), proposers_.end(),
                                             [](const WeightedProposer& p) { return p.weight > 0; });
           if (!any_left) {
-            stop_reason_ = "proposers produced nothing: every model endpoint is unreachable (" +
-                           unreachable_ + ")";
+            // (the reason itself closes the run's output: kopt run's last line)
+            stop_reason_ = "proposers produced nothing: every model endpoint is unreachable";
             return finish("done");
           }
           continue;

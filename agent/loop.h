@@ -156,7 +156,6 @@ class OptimizationLoop {
   Evaluator* evaluator_;
   Profiler* profiler_ = nullptr;
   std::vector<WeightedProposer> proposers_;
-  std::string unreachable_;  // why the last proposer set aside was
   LoopOptions options_;
   ProgressSink progress_;
   Rng rng_;

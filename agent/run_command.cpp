@@ -339,7 +339,7 @@ int run_optimize(const RunCommand& cmd) {
   if (proposers_failed) {
     std::vector<AttemptRecord> last;
     db->attempts(run_id, 1, &last);
-    fmt::print(stderr, "kopt run: the proposers kept failing; last: {}\n",
+    fmt::print(stderr, "kopt {}: the proposers kept failing; last: {}\n", cmd.verb,
                last.empty() ? std::string("?") : last[0].kind + ": " + last[0].message);
   }
   if (!best.empty())
