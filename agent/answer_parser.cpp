@@ -133,12 +133,32 @@ Status apply_elided_edit(const Edit& e, size_t index, std::string* text, bool* a
     std::string t = tail.substr(0, a_end);
     const std::vector<std::string> tl = text_lines(t), bl = text_lines(before),
                                    al = text_lines(after);
+    // The parts were matched on their non-blank lines (blank lines skipped),
+    // so they are stepped over the same way: their non-blank lines, then the
+    // blank lines at their inner edge (before's last, after's first).
+    auto non_blank = [](const std::vector<std::string>& ls) {
+      size_t n = 0;
+      for (const auto& l : ls) n += !trimmed(l).empty();
+      return n;
+    };
+    auto blank_edge = [](const std::vector<std::string>& ls, bool at_end) {
+      size_t n = 0;
+      for (size_t i = 0; i < ls.size() && trimmed(ls[at_end ? ls.size() - 1 - i : i]).empty(); ++i)
+        ++n;
+      return n;
+    };
     size_t from = 0, skipped = 0;
-    for (; from < tl.size() && skipped < bl.size(); ++from)
+    const size_t before_lines = non_blank(bl), after_lines = non_blank(al);
+    for (; from < tl.size() && skipped < before_lines; ++from)
       if (!trimmed(tl[from]).empty()) ++skipped;
+    for (size_t n = blank_edge(bl, true); n > 0 && from < tl.size() && trimmed(tl[from]).empty();
+         --n)
+      ++from;
     size_t to = tl.size();
-    for (skipped = 0; to > from && skipped < al.size(); --to)
+    for (skipped = 0; to > from && skipped < after_lines; --to)
       if (!trimmed(tl[to - 1]).empty()) ++skipped;
+    for (size_t n = blank_edge(al, false); n > 0 && to > from && trimmed(tl[to - 1]).empty(); --n)
+      --to;
     for (size_t i = from; i < to; ++i) kept += tl[i] + "\n";
   }
   std::string replacement;
@@ -247,12 +267,14 @@ std::string without_host_code(const std::string& code, int* dropped) {
   *dropped = 0;
   std::string out, piece;
   int depth = 0;
+  bool code_in_piece = false;  // the piece holds more than blanks and comments
   auto flush = [&]() {
     if (is_host_piece(piece))
       ++*dropped;
     else
       out += piece;
     piece.clear();
+    code_in_piece = false;
   };
   for (size_t i = 0; i < code.size(); ++i) {
     const char c = code[i];
@@ -266,25 +288,31 @@ std::string without_host_code(const std::string& code, int* dropped) {
       continue;
     }
     if (c == '"' || c == '\'') {
+      code_in_piece = true;
       size_t j = i + 1;
       while (j < code.size() && code[j] != c && code[j] != '\n') j += code[j] == '\\' ? 2 : 1;
       piece += code.substr(i, std::min(j + 1, code.size()) - i);
       i = std::min(j, code.size() - 1);
       continue;
     }
-    if (c == '#' && depth == 0 && trimmed(piece).empty()) {  // a directive: its own line
+    // A directive at the top level, after nothing but blanks and comments:
+    // its own line (kept with the comments before it, or dropped if an include).
+    if (c == '#' && depth == 0 && !code_in_piece) {
       size_t end = code.find('\n', i);
       if (end == std::string::npos) end = code.size();
       const std::string line = code.substr(i, end - i);
-      if (trimmed(line).rfind("#include", 0) == 0 || trimmed(line).rfind("# include", 0) == 0)
+      if (trimmed(line).rfind("#include", 0) == 0 || trimmed(line).rfind("# include", 0) == 0) {
         ++*dropped;
-      else
+        out += piece;
+      } else {
         out += piece + line + "\n";
+      }
       piece.clear();
       i = end;
       continue;
     }
     piece += c;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') code_in_piece = true;
     if (c == '{') ++depth;
     if (c == '}' && depth > 0 && --depth == 0) {
       // A definition ends here (a struct's ';' may follow on its own).

@@ -227,6 +227,14 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
 
 namespace {
 // Failures a model can fix from the message and log alone.
+// What a reply may be, said to a model whose answer could not be read.
+const char* const kAnswerFormats =
+    "Answer with one of: the complete kernel with its /* kopt: */ contract in one ```hip block; "
+    "SEARCH/REPLACE edits whose SEARCH lines are copied exactly from the parent kernel shown "
+    "(an elision comment such as // ... unchanged ... may skip lines inside one); a unified "
+    "diff of the parent in a ```diff block; or a submit_kernel tool call. Only kernel code: no "
+    "host code, no includes.";
+
 bool repairable(const std::string& verdict) {
   return verdict == "compile_error" || verdict == "contract_error" ||
          verdict == "static_rejected" || verdict == "wrong_result" || verdict == "not_written" ||
@@ -669,7 +677,31 @@ Status OptimizationLoop::run(RunRecord* run) {
         }
         exhausted = exhausted || failure.kind == "space_exhausted";
         KOPT_RETURN_IF_ERROR(report());
-        continue;
+        // An answer that could not be read goes back to the same model once,
+        // with what to change; its reply is a proposal like any other.
+        if (failure.kind != "malformed_answer" || options_.repair_turns < 1 ||
+            failure.answer.empty() || budget_left() <= 0)
+          continue;
+        Proposal unread;
+        unread.prompt = failure.prompt;
+        unread.answer = failure.answer;
+        unread.source = ctx.parents[0].candidate.source;  // its edits were against the parent
+        unread.parents = {ctx.parents[0].candidate.id};
+        unread.name = "llm";
+        ProposalFailure again;
+        const std::string what =
+            "Your answer could not be read: " + failure.message + "\n" + kAnswerFormats;
+        if (!proposer->repair(ctx, unread, what, &proposal, &again)) {
+          if (!again.kind.empty()) {
+            run->tokens_used += again.tokens;
+            run->cost += again.cost;
+            KOPT_RETURN_IF_ERROR(
+                record_attempt("repair:" + again.kind, again.message, again.prompt, again.answer));
+          }
+          continue;
+        }
+        run->tokens_used += proposal.tokens;
+        run->cost += proposal.cost;
       }
       Planned p{CandidateRecord(), proposal, &picked};
       bool recorded = false;
@@ -701,7 +733,8 @@ Status OptimizationLoop::run(RunRecord* run) {
         KOPT_RETURN_IF_ERROR(db_->evaluations_of(c.id, &e));
         if (e.empty() || !repairable(e.back().verdict)) break;
         const EvaluationRecord& f = e.back();
-        std::string what = fmt::format("{} at stage {}: {}", f.verdict, f.stage, f.message);
+        std::string what = fmt::format("Your kernel was evaluated and failed:\n{} at stage {}: {}",
+                                       f.verdict, f.stage, f.message);
         if (f.first_bad_index >= 0)
           what += fmt::format("\nfirst wrong index {} ({}): expected {:.6g}, got {:.6g}",
                               f.first_bad_index, f.dataset, f.expected, f.got);

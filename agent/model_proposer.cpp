@@ -203,9 +203,9 @@ bool ModelProposer::repair(const ProposalContext& ctx, const Proposal& failed,
                            const std::string& what, Proposal* out, ProposalFailure* failure) {
   if (ctx.parents.empty() || failed.answer.empty()) return false;
   const std::string turn = fmt::format(
-      "Your kernel was evaluated and failed:\n{}\n\nFix it. Answer as before: the complete "
-      "kernel with its contract in one ```hip block, or SEARCH/REPLACE edits of the kernel you "
-      "just wrote; then one sentence on what you fixed.",
+      "{}\n\nFix it. Answer as before: the complete kernel with its contract in one ```hip "
+      "block, or SEARCH/REPLACE edits of the kernel you just wrote; then one sentence on what you "
+      "fixed.",
       what);
   ScoredCandidate parent = ctx.parents[0];
   for (const auto& p : ctx.parents)

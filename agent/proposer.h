@@ -63,8 +63,9 @@ class Proposer {
   // True with a proposal, false with a failure.
   virtual bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) = 0;
   // One repair turn: `failed` (a proposal of this proposer) did not compile,
-  // was rejected or gave wrong results, as `what` says; the proposer may try
-  // again in the same conversation. False: no repair (the default).
+  // was rejected or gave wrong results, or its answer could not be read, as
+  // `what` says (in words for the model, with what to change); the proposer
+  // may try again in the same conversation. False: no repair (the default).
   virtual bool repair(const ProposalContext& context, const Proposal& failed,
                       const std::string& what, Proposal* out, ProposalFailure* failure) {
     (void)context, (void)failed, (void)what, (void)out, (void)failure;

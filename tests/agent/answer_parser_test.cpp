@@ -193,6 +193,21 @@ TEST(AnswerParserTest, SearchBlocksMayElideUnchangedLines) {
   EXPECT_NE(s.message().find("more than one elision marker"), std::string::npos) << s.message();
 }
 
+// Blank lines at the edges of the elided parts (as a model copies them) keep
+// every line of the gap, and no more.
+TEST(AnswerParserTest, AnElisionNextToBlankLinesKeepsExactlyTheGap) {
+  const std::string parent =
+      "/* kopt: {} */\n#define A 1\n\nint x0;\nint x1;\nint x2;\n\nint tail0;\nint tail1;\n";
+  const std::string answer =
+      "<<<<<<< SEARCH\n#define A 1\n\n// ... unchanged ...\n\nint tail0;\nint tail1;\n=======\n"
+      "#define A 2\n\n// ... unchanged ...\n\nint tail0;\nint tail1;\n>>>>>>> REPLACE\n";
+  std::string src, kind;
+  ASSERT_TRUE(parse_model_answer(answer, parent, &src, &kind).ok());
+  std::string expected = parent;
+  expected.replace(expected.find("A 1"), 3, "A 2");
+  EXPECT_EQ(src, expected);
+}
+
 TEST(AnswerParserTest, UnwrapsAToolCallWrittenAsText) {
   const std::string kernel = "/* kopt: {\"launches\": []} */\nKOPT_KERNEL void gemv() {}\n";
   nlohmann::json args = {{"source", kernel}, {"idea", "unroll"}};

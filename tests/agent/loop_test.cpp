@@ -241,6 +241,44 @@ TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
   EXPECT_NE(best[0].candidate.prompt.find("[repair turn]"), std::string::npos);
 }
 
+// An answer that could not be read goes back to the model once, with the
+// reason and the forms an answer may take; the reply is a candidate.
+TEST(LoopTest, AnUnreadableAnswerGetsOneRepairTurn) {
+  std::string fixed = find_seed(test::w4a16_problem(), "naive")->source;
+  fixed.replace(fixed.find("\"name\": \"naive\""), 15, "\"name\": \"readable\"");
+  fixed += "\n// READABLE_KERNEL\nKOPT_INLINE int readable_marker() { return 3; }\n";
+  test::ReplayServer server({
+      {200, test::chat_body("I would unroll the inner loop twice; that should help.")},
+      {200, test::chat_body("Here it is:\n```hip\n" + fixed + "```\n")},
+  });
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("repair-unread"), &db).ok());
+  test::FakeEvaluator eval;
+  LoopOptions o;
+  o.budget = static_cast<int64_t>(test::w4a16_problem().seeds().size()) + 1;
+  o.batch = 1;
+  o.seed = 1;
+  OptimizationLoop loop(db.get(), &eval, replay_model(server), o);
+  int64_t run_id;
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
+  ASSERT_GE(server.request_count(), 2u);
+  const std::string repair_request = server.request(1);
+  EXPECT_NE(repair_request.find("I would unroll the inner loop"), std::string::npos);
+  EXPECT_NE(repair_request.find("Your answer could not be read: no code block"), std::string::npos)
+      << repair_request;
+  EXPECT_NE(repair_request.find("a unified diff of the parent"), std::string::npos);
+  std::vector<CandidateRecord> cs;
+  ASSERT_TRUE(db->candidates_of_run(run_id, &cs).ok());
+  bool found = false;
+  for (const auto& c : cs) found = found || c.source.find("READABLE_KERNEL") != std::string::npos;
+  EXPECT_TRUE(found) << "the repaired answer is not a candidate";
+  // The unreadable answer is kept as an attempt with its raw text.
+  std::vector<AttemptRecord> attempts;
+  ASSERT_TRUE(db->attempts(run_id, 10, &attempts).ok());
+  ASSERT_FALSE(attempts.empty());
+  EXPECT_NE(attempts.back().answer.find("unroll the inner loop"), std::string::npos);
+}
+
 // Prompt templates from a folder replace the built-in ones file by file.
 TEST(LoopTest, PromptTemplatesComeFromAFolder) {
   const std::string dir = test::temp_path("prompts");

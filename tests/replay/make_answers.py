@@ -5,14 +5,21 @@ edits exact or with indentation drift, a reasoning preamble, other fences,
 prose around code, broken kernels of every kind). The kernels are derived
 from the seeds in this tree, so the set follows the seeds as they change.
 
-Usage: make_answers.py SOURCE_DIR OUT_DIR
+Usage: make_answers.py SOURCE_DIR OUT_DIR [--parent FILE]
+With --parent, the answers are written as kopt's answer parser would receive
+them with FILE as the parent (what the replay server fills in, tool calls as
+the client hands them on): the offline check of the set.
 """
 import json
 import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import answer_fill  # noqa: E402
+
 src, out = sys.argv[1], sys.argv[2]
+parent = open(sys.argv[4]).read() if len(sys.argv) > 4 and sys.argv[3] == "--parent" else None
 os.makedirs(out, exist_ok=True)
 gen = open(os.path.join(src, "problems/w4a16_gemv/seeds/gen.hip")).read()
 dot = open(os.path.join(src, "problems/w4a16_gemv/seeds/dot.hip")).read()
@@ -113,7 +120,49 @@ terse = with_defaults(gen, "gen-terse", "gen, 4 stages, 16 lanes per column", LP
                       OCC=3, DEPTH=4)
 answers["16-terse-full-kernel"] = "```hip\n" + terse + "```"
 
+# ---- Round 2: styles that lost correct work before (issue: model answers, round 2).
+# A unified diff of the parent (the server writes it from the parent the prompt
+# shows, as a model copies it: one line changed).
+answers["17-unified-diff"] = (
+    "Here is the change as a patch:\n\n```diff\n{{PARENT_DIFF}}```\n"
+    "Eight x loads per thread keep more of x in flight.")
+# A SEARCH block that elides unchanged lines with a comment (the server picks
+# lines of the parent around the edit).
+answers["18-search-elided"] = (
+    "Six x loads per thread; I only touch the x prologue:\n\n{{PARENT_ELIDED_EDIT}}\n"
+    "The lines marked unchanged stay as they are.")
+# A tool call written as the whole answer (the source in a string field).
+tool = with_defaults(gen, "gen-tool", "gen via a tool call", WARPS=8, OCC=3, DEPTH=2)
+answers["19-tool-call-as-text"] = json.dumps(
+    {"name": "submit_kernel", "arguments": json.dumps({"source": tool, "idea": "8 warps, 2 stages"})})
+# Two blocks: the first withdrawn as buggy, the second the announced fix.
+first = with_defaults(gen, "gen-draft", "a draft with a typo", WARPS=8, OCC=2)
+first = first.replace("part[r] += sof.x", "part[r] += sofx.x", 1)
+fixed = with_defaults(gen, "gen-fixed", "the corrected draft", WARPS=8, OCC=2)
+answers["20-two-blocks-second-is-the-fix"] = (
+    "First attempt:\n```hip\n" + first + "```\n"
+    "Wait, that version uses an undeclared name (`sofx`). Here is the corrected kernel:\n"
+    "```hip\n" + fixed + "```\n")
+# A complete program around the kernel: includes, main(), allocations, the launch.
+prog = with_defaults(gen, "gen-program", "gen inside a whole program", WARPS=8, OCC=4, DEPTH=3)
+answers["21-whole-program"] = (
+    "Complete, compilable program:\n\n```cpp\n#include <hip/hip_runtime.h>\n#include <cstdio>\n\n"
+    + prog +
+    "\nint main() {\n  __half* x; kopt_u8* w; float* y; float* ws;\n"
+    "  hipMalloc(&x, 5120 * 2); hipMalloc(&w, 1 << 24); hipMalloc(&y, 3072 * 4); hipMalloc(&ws, 1 << 20);\n"
+    "  hipLaunchKernelGGL(gemv, dim3(64), dim3(256), 0, 0, x, w, y, ws, 5120, 3072, 64);\n"
+    "  hipDeviceSynchronize();\n  printf(\"done\\n\");\n  return 0;\n}\n```\n"
+    "Build with hipcc and run.")
+# A real tool call: the server answers with tool_calls (the file holds the arguments).
+answers["22-tool-calls-response"] = json.dumps(
+    {"source": with_defaults(gen, "gen-toolcall", "gen via tool_calls", WARPS=8, OCC=4, DEPTH=2),
+     "idea": "4 blocks per SM, 2 stages"})
+
 for name, text in answers.items():
+    if parent is not None:
+        text = answer_fill.fill_from_parent(text, parent)
+        if answer_fill.is_tool_call(name):
+            text = answer_fill.as_client_text(text)
     with open(os.path.join(out, name + ".md"), "w") as f:
         f.write(text)
 print(f"{len(answers)} answers in {out}")

@@ -10,9 +10,12 @@ import os
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import answer_fill  # noqa: E402
+
 answer_dir, port, log_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-answers = [open(os.path.join(answer_dir, f)).read()
-           for f in sorted(os.listdir(answer_dir)) if f.endswith(".md")]
+names = [f for f in sorted(os.listdir(answer_dir)) if f.endswith(".md")]
+answers = [open(os.path.join(answer_dir, f)).read() for f in names]
 state = {"next": 0}
 
 
@@ -27,18 +30,20 @@ class Handler(BaseHTTPRequestHandler):
         i = state["next"]
         state["next"] += 1
         text = answers[i] if i < len(answers) else "I have no further ideas."
-        if "{{PARENT_BODY}}" in text:
-            # The parent's code as the prompt shows it, without its contract,
-            # with one line changed (the x prologue's loads per thread).
+        if "{{PARENT" in text:
             prompt = body["messages"][-1]["content"]
             parent = prompt.split("# The parent to improve", 1)[1].split("```hip\n", 1)[1]
-            parent = parent.split("\n```", 1)[0]
-            code = parent.split("*/\n", 1)[1] if parent.startswith("/* kopt:") else parent
-            text = text.replace("{{PARENT_BODY}}",
-                                code.replace("#define XLOADS 4", "#define XLOADS 8") + "\n")
+            text = answer_fill.fill_from_parent(text, parent.split("\n```", 1)[0])
+        message = {"role": "assistant", "content": text}
+        finish = "stop"
+        if i < len(names) and answer_fill.is_tool_call(names[i]) and body.get("tools"):
+            # A real tool call, where kopt offered the tool.
+            message = {"role": "assistant", "content": None,
+                       "tool_calls": [{"id": f"call-{i}", "type": "function",
+                                       "function": {"name": "submit_kernel", "arguments": text}}]}
+            finish = "tool_calls"
         reply = {"id": f"replay-{i}", "object": "chat.completion", "model": body.get("model", "replay"),
-                 "choices": [{"index": 0, "finish_reason": "stop",
-                              "message": {"role": "assistant", "content": text}}],
+                 "choices": [{"index": 0, "finish_reason": finish, "message": message}],
                  "usage": {"prompt_tokens": 1000, "completion_tokens": len(text) // 4,
                            "total_tokens": 1000 + len(text) // 4}}
         data = json.dumps(reply).encode()

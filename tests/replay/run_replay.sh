@@ -2,7 +2,9 @@
 # The replay set through the real client and loop: a loopback server answers
 # kopt's prompts with tests/replay's answers (one per request), `kopt run`
 # with no mutator evaluates what they hold, then a summary of every answer's
-# fate. Needs a GPU (or KOPT_REPLAY_DEMO=1: compile-only, no timing).
+# fate, checked (check_replay.py: exit 1 when an answer lost its kernel).
+# On a GPU; or on the host fake with KOPT_WORKER="kopt-worker --host-demo"
+# (contracts, rules and compilation real, kernels simulated).
 # Usage: tests/replay/run_replay.sh KOPT_BIN_DIR OUT_DIR [SHAPE]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,4 +51,5 @@ best = db.execute(
 print("best (by slowest measurement):", best)
 PY
 echo "prompts sent: $(wc -l < "$out/prompts.jsonl")"
-grep -c "Profiler (hardware counters): latency\|Profiler (hardware counters): memory\|Profiler (hardware counters): compute" "$out/prompts.jsonl" | sed 's/^/prompts with a profiler line: /'
+python3 "$here/check_replay.py" "$out/replay.db"
+{ grep -c "Profiler (hardware counters): latency\|Profiler (hardware counters): memory\|Profiler (hardware counters): compute" "$out/prompts.jsonl" || true; } | sed 's/^/prompts with a profiler line: /'
