@@ -1,5 +1,7 @@
-// The CLI's commands as library functions: main.cpp parses arguments and
-// calls these, nothing more. Each returns the process exit code.
+// The CLI's commands as library functions, one file per verb (eval_command,
+// bench_command, check_amd_command, run_command, db_command, export; the small
+// ones in commands.cpp): apps/kopt_main.cpp parses arguments and calls these,
+// nothing more. Each returns the process exit code.
 #pragma once
 
 #include <cstdint>
@@ -8,12 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/amd_offline.h"
 #include "sandbox/problem.h"
 #include "sandbox/status.h"
 
 namespace kopt {
 
-// Exit codes (README "Exit codes").
+// Exit codes (docs/commands.md, "Exit codes").
 enum ExitCode : int {
   kExitOk = 0,
   kExitRejected = 1,  // the candidate failed (eval), or a seed failed (bench)
@@ -63,6 +66,14 @@ struct BenchCommand {
 int run_bench(const BenchCommand& cmd);
 
 int run_doctor();
+
+// The shapes a command names (--shape texts, or a --suite) of a problem
+// (empty: the default); an error when there are none. Eval, profile, bench.
+Status parse_shapes(const std::string& problem_id, const std::vector<std::string>& texts,
+                    const std::string& suite, int64_t group, std::vector<Shape>* out);
+
+// A gfx906 check's resources in one line (or why it was not compiled).
+std::string describe_amd(const TargetResources& a);
 
 // A whole file; "cannot read PATH" when it cannot be opened.
 Status read_text_file(const std::string& path, std::string* out);

@@ -1,6 +1,7 @@
 // kopt: the command-line front end. Parses arguments and calls the libraries.
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
                       "(same protocol, nothing computed): how far each kernel is from the "
                       "hardware");
 
-  app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
+  auto* doctor_cmd = app.add_subcommand("doctor", "Report the GPU, platform and compilers found");
   auto* problems_cmd = app.add_subcommand(
       "problems", "List the kernel problems kopt optimises (shapes, seeds, suites, library)");
 
@@ -291,56 +292,70 @@ int main(int argc, char** argv) {
 
   eval.problem = profile.problem = bench.problem = run.problem = demo.problem = dbc.problem =
       report.problem = exp.problem = problem;
-  if (*problems_cmd) return kopt::run_problems();
-  if (*eval_cmd) {
+  // Each verb with what it runs, in one table: the argument values above
+  // become the verb's command, and the verb's library function takes it.
+  auto with_params = [](const char* verb, const std::vector<std::string>& items,
+                        std::map<std::string, int64_t>* out, const std::function<int()>& run) {
     std::string error;
-    if (!parse_params(eval_params, &eval.params, &error)) {
-      std::fprintf(stderr, "kopt eval: %s\n", error.c_str());
-      return kopt::kExitUsage;
+    if (!parse_params(items, out, &error)) {
+      std::fprintf(stderr, "kopt %s: %s\n", verb, error.c_str());
+      return int{kopt::kExitUsage};
     }
-    if (*eval_seed_opt) eval.seed = eval_seed;
-    return kopt::run_eval(eval);
-  }
-  if (*profile_cmd) {
-    std::string error;
-    if (!parse_params(profile_params, &profile.params, &error)) {
-      std::fprintf(stderr, "kopt profile: %s\n", error.c_str());
-      return kopt::kExitUsage;
-    }
-    return kopt::run_profile(profile, profile_time_limit_s);
-  }
-  if (*bench_cmd) {
-    if (*bench_seed_opt) bench.seed = bench_seed;
-    return kopt::run_bench(bench);
-  }
-  if (*amd_cmd) {
-    if (amd_files.empty() == amd_db.empty()) {
-      std::fprintf(stderr, "kopt check-amd: give candidate files or --db PATH\n");
-      return kopt::kExitUsage;
-    }
-    return kopt::run_check_amd(problem, amd_files, amd_db);
-  }
-  if (*run_cmd) {
-    if (*run_budget_opt) run.budget = run_budget;
-    if (*run_resume_opt) run.resume = run_resume;
-    if (*run_seed_opt) run.seed = run_seed;
-    if (*run_trials_opt) run.trials = run_trials;
-    if (*run_transfers_opt) run.transfers = run_transfers;
-    if (!run.suite.empty()) return kopt::run_optimize_suite(run);
-    if (run.shape.empty() && !run.resume) {
-      std::fprintf(stderr, "kopt run: --shape KxN is required (or --suite NAME, or --resume ID)\n");
-      return kopt::kExitUsage;
-    }
-    return kopt::run_optimize(run);
-  }
-  if (*db_cmd) return kopt::run_db(dbc);
-  if (*report_cmd) return kopt::run_report(report);
-  if (*demo_cmd) {
-    demo.budget = demo_budget;
-    if (*demo_seed_opt) demo.seed = demo_seed;
-    return kopt::run_demo(demo);
-  }
-  if (*export_cmd) return kopt::run_export(exp);
-  if (*suites_cmd) return kopt::run_suites(problem, suites_name, suites_group);
-  return kopt::run_doctor();
+    return run();
+  };
+  const std::vector<std::pair<const CLI::App*, std::function<int()>>> verbs = {
+      {problems_cmd, [] { return kopt::run_problems(); }},
+      {eval_cmd,
+       [&] {
+         if (*eval_seed_opt) eval.seed = eval_seed;
+         return with_params("eval", eval_params, &eval.params,
+                            [&] { return kopt::run_eval(eval); });
+       }},
+      {profile_cmd,
+       [&] {
+         return with_params("profile", profile_params, &profile.params,
+                            [&] { return kopt::run_profile(profile, profile_time_limit_s); });
+       }},
+      {bench_cmd,
+       [&] {
+         if (*bench_seed_opt) bench.seed = bench_seed;
+         return kopt::run_bench(bench);
+       }},
+      {amd_cmd,
+       [&] {
+         if (amd_files.empty() == amd_db.empty()) {
+           std::fprintf(stderr, "kopt check-amd: give candidate files or --db PATH\n");
+           return int{kopt::kExitUsage};
+         }
+         return kopt::run_check_amd(problem, amd_files, amd_db);
+       }},
+      {run_cmd,
+       [&] {
+         if (*run_budget_opt) run.budget = run_budget;
+         if (*run_resume_opt) run.resume = run_resume;
+         if (*run_seed_opt) run.seed = run_seed;
+         if (*run_trials_opt) run.trials = run_trials;
+         if (*run_transfers_opt) run.transfers = run_transfers;
+         if (!run.suite.empty()) return kopt::run_optimize_suite(run);
+         if (run.shape.empty() && !run.resume) {
+           std::fprintf(stderr,
+                        "kopt run: --shape KxN is required (or --suite NAME, or --resume ID)\n");
+           return int{kopt::kExitUsage};
+         }
+         return kopt::run_optimize(run);
+       }},
+      {db_cmd, [&] { return kopt::run_db(dbc); }},
+      {report_cmd, [&] { return kopt::run_report(report); }},
+      {demo_cmd,
+       [&] {
+         demo.budget = demo_budget;
+         if (*demo_seed_opt) demo.seed = demo_seed;
+         return kopt::run_demo(demo);
+       }},
+      {export_cmd, [&] { return kopt::run_export(exp); }},
+      {suites_cmd, [&] { return kopt::run_suites(problem, suites_name, suites_group); }},
+      {doctor_cmd, [] { return kopt::run_doctor(); }}};
+  for (const auto& [cmd, run_verb] : verbs)
+    if (*cmd) return run_verb();
+  return kopt::kExitUsage;  // (require_subcommand: not reached)
 }

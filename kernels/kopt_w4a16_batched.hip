@@ -1,5 +1,5 @@
 // The library's batched kernels: the w4a16_batch problem's `lanes` seed
-// (problems/w4a16_batch/seeds/lanes.hip, included as it is) built for each
+// (seeds/w4a16_batch/lanes.hip, included as it is) built for each
 // M bucket and both weight layouts it reads, and their table.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"

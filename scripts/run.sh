@@ -17,7 +17,7 @@ status=0
 build/kopt doctor || status=$?
 if [ "$status" = 3 ]; then
   echo "no GPU here: checking the seeds for gfx906, then the loop on the host fake"
-  build/kopt check-amd problems/*/seeds/*.hip
+  build/kopt check-amd seeds/*/*.hip
   rm -f kopt-demo.db kopt-demo.db-wal kopt-demo.db-shm
   exec build/kopt demo --shape "$shape" --budget 12 --db kopt-demo.db
 fi

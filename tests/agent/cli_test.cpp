@@ -38,7 +38,7 @@ Outcome kopt_cli(const std::vector<std::string>& args, const std::string& env = 
 std::string fake_worker() { return "KOPT_WORKER=" + test::write_fake_worker("worker.sh", ""); }
 
 TEST(CliTest, MalformedShapesAreUsageErrors) {
-  const std::string seed = test::source_dir() + "/problems/w4a16_gemv/seeds/naive.hip";
+  const std::string seed = test::source_dir() + "/seeds/w4a16_gemv/naive.hip";
   for (const char* shape : {"100x100", "0x256", "abc", "99999999x2", "5120x", "5120x256/g48"}) {
     Outcome o = kopt_cli({"eval", seed, "--shape", shape});
     EXPECT_EQ(o.code, kExitUsage) << shape << ": " << o.output;
@@ -284,8 +284,8 @@ TEST(CliTest, VersionUnknownCommandsAndValidation) {
   o = kopt_cli({"db", "best", "--shape", "abc", "--db", db});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("abc"), std::string::npos) << o.output;
-  o = kopt_cli({"eval", test::source_dir() + "/problems/w4a16_gemv/seeds/naive.hip", "--shape",
-                "512x1024/g7"});
+  o = kopt_cli(
+      {"eval", test::source_dir() + "/seeds/w4a16_gemv/naive.hip", "--shape", "512x1024/g7"});
   EXPECT_EQ(o.code, kExitUsage);
   EXPECT_NE(o.output.find("512x1024/g7"), std::string::npos) << o.output;
   EXPECT_EQ(kopt_cli({"run", "--shape", "5120x256", "--trials", "0"}).code, kExitUsage);
@@ -312,7 +312,7 @@ TEST(CliTest, EvalWithoutAGpuReportsContractStaticAndCompileErrors) {
       "int G) {";
   const std::string contract =
       R"(/* kopt: {"launches": [{"kernel": "gemv", "grid": [1], "block": [32]}]} */)";
-  const std::string vec = test::read_source_file("problems/w4a16_gemv/seeds/vec.hip");
+  const std::string vec = test::read_source_file("seeds/w4a16_gemv/vec.hip");
   const std::vector<Case> cases = {
       {kernel + "}", {}, "contract_error", "no contract block"},
       {"/* kopt: {not json} */\n" + kernel + "}", {}, "contract_error", "not valid JSON"},
@@ -339,8 +339,8 @@ TEST(CliTest, EvalWithoutAGpuReportsContractStaticAndCompileErrors) {
     EXPECT_NE(o.output.find(c.verdict), std::string::npos) << o.output;
     EXPECT_NE(o.output.find(c.reason), std::string::npos) << o.output;
   }
-  Outcome o = kopt_cli(
-      {"eval", test::source_dir() + "/problems/w4a16_gemv/seeds/vec.hip", "--shape", "512x1024"});
+  Outcome o =
+      kopt_cli({"eval", test::source_dir() + "/seeds/w4a16_gemv/vec.hip", "--shape", "512x1024"});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
   EXPECT_NE(o.output.find("passed"), std::string::npos) << o.output;
 }
@@ -418,7 +418,7 @@ TEST(CliTest, ResumeChecksTheRunAndTakesANewBudget) {
 // each get a verdict line from `kopt eval`, through the whole orchestrator
 // (source rules, the gfx906 check, the worker on the host fake).
 TEST(CliTest, HostileTextGetsAVerdictNotACrash) {
-  const std::string seed = test::read_source_file("problems/w4a16_gemv/seeds/naive.hip");
+  const std::string seed = test::read_source_file("seeds/w4a16_gemv/naive.hip");
   ASSERT_FALSE(seed.empty());
   std::string long_line = seed;
   long_line.insert(long_line.find("// y[n] ="), "// " + std::string(200000, 'A') + "\n");
@@ -583,13 +583,13 @@ TEST(CliTest, DemoTablesFitAndSayEveryParameter) {
 TEST(CliTest, CheckAmdTakesTheProblemFromTheFile) {
   if (!AmdToolchain::find().available()) GTEST_SKIP() << "no clang++-15 with ROCm device libraries";
   const std::string copy = test::temp_path("w8a16_vec.hip");
-  std::ofstream(copy) << test::read_source_file("problems/w8a16_gemv/seeds/vec.hip");
+  std::ofstream(copy) << test::read_source_file("seeds/w8a16_gemv/vec.hip");
   Outcome o = kopt_cli({"check-amd", copy});
   EXPECT_EQ(o.code, kExitOk) << o.output;
   EXPECT_NE(o.output.find("0 B scratch"), std::string::npos) << o.output;
   EXPECT_EQ(o.output.find("checked as"), std::string::npos) << o.output;
   const std::string other = test::temp_path("other.hip");
-  std::string naive = test::read_source_file("problems/w4a16_gemv/seeds/naive.hip");
+  std::string naive = test::read_source_file("seeds/w4a16_gemv/naive.hip");
   std::ofstream(other) << naive << "\n// changed\n";
   o = kopt_cli({"check-amd", other});
   EXPECT_EQ(o.code, kExitOk) << o.output;

@@ -31,6 +31,24 @@ def awq_tensors(K, N, G, seed):
     return qweight.view(np.int32), qzeros.view(np.int32), s, w
 
 
+def gptq_act_order_tensors(K, N, G, seed):
+    """GPTQ's tensors (the original "zero minus one" format) of a random
+    quantisation with act-order (groups scattered along K by g_idx), and its
+    dequantised W [K, N]."""
+    q, z, s = random_group_quant(K, N, G, seed)
+    perm = np.random.default_rng(seed + 1).permutation(K)
+    g_idx = np.empty(K, np.int32)
+    g_idx[perm] = np.arange(K) // G
+    qweight = np.zeros((K // 8, N), np.uint32)
+    for i in range(8):
+        qweight |= q[i::8, :].astype(np.uint32) << (4 * i)
+    qzeros = np.zeros((K // G, N // 8), np.uint32)
+    for i in range(8):
+        qzeros |= (z[:, i::8] - 1).astype(np.uint32) << (4 * i)  # the original format stores z - 1
+    w = (q - z[g_idx]) * s[g_idx].astype(np.float64)
+    return qweight.view(np.int32), qzeros.view(np.int32), s, g_idx, w
+
+
 class ImportersTest(unittest.TestCase):
     def test_awq(self):
         K, N, G = 256, 32, 64
@@ -41,18 +59,8 @@ class ImportersTest(unittest.TestCase):
 
     def test_gptq_act_order(self):
         K, N, G = 256, 16, 32
-        q, z, s = random_group_quant(K, N, G, 2)
-        perm = np.random.default_rng(3).permutation(K)
-        g_idx = np.empty(K, np.int32)
-        g_idx[perm] = np.arange(K) // G
-        qweight = np.zeros((K // 8, N), np.uint32)
-        for i in range(8):
-            qweight |= q[i::8, :].astype(np.uint32) << (4 * i)
-        qzeros = np.zeros((K // G, N // 8), np.uint32)
-        for i in range(8):
-            qzeros |= (z[:, i::8] - 1).astype(np.uint32) << (4 * i)  # the original format stores z - 1
-        h = kw.import_gptq(qweight.view(np.int32), qzeros.view(np.int32), s, G, g_idx=g_idx)
-        ref = (q - z[g_idx]) * s[g_idx].astype(np.float64)
+        qweight, qzeros, s, g_idx, ref = gptq_act_order_tensors(K, N, G, 2)
+        h = kw.import_gptq(qweight, qzeros, s, G, g_idx=g_idx)
         self.assertIsNotNone(h.arrays()[3])
         np.testing.assert_allclose(h.dequantize(), ref, atol=h.max_offset_rounding + 1e-7, rtol=0)
 

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 import kopt_w4a16 as kw
-from test_python_binding import awq_tensors, random_group_quant
+from test_python_binding import awq_tensors, gptq_act_order_tensors
 
 
 def check(test, y, x, w, what):
@@ -40,18 +40,8 @@ class KoptLinearGpuTest(unittest.TestCase):
 
     def test_gptq_act_order(self):
         K, N, G = 2048, 512, 64
-        q, z, s = random_group_quant(K, N, G, 6)
-        perm = np.random.default_rng(7).permutation(K)
-        g_idx = np.empty(K, np.int32)
-        g_idx[perm] = np.arange(K) // G
-        qweight = np.zeros((K // 8, N), np.uint32)
-        for i in range(8):
-            qweight |= q[i::8, :].astype(np.uint32) << (4 * i)
-        qzeros = np.zeros((K // G, N // 8), np.uint32)
-        for i in range(8):
-            qzeros |= (z[:, i::8] - 1).astype(np.uint32) << (4 * i)
-        layer = kw.KoptLinear.from_gptq(qweight.view(np.int32), qzeros.view(np.int32), s, G, g_idx=g_idx)
-        w = (q - z[g_idx]) * s[g_idx].astype(np.float64)
+        qweight, qzeros, s, g_idx, w = gptq_act_order_tensors(K, N, G, 6)
+        layer = kw.KoptLinear.from_gptq(qweight, qzeros, s, G, g_idx=g_idx)
         x = (torch.rand(4, K, device="cuda") * 2 - 1).half()
         check(self, layer(x), x, w, "GPTQ act-order")
 

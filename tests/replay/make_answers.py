@@ -21,8 +21,8 @@ import answer_fill  # noqa: E402
 src, out = sys.argv[1], sys.argv[2]
 parent = open(sys.argv[4]).read() if len(sys.argv) > 4 and sys.argv[3] == "--parent" else None
 os.makedirs(out, exist_ok=True)
-gen = open(os.path.join(src, "problems/w4a16_gemv/seeds/gen.hip")).read()
-dot = open(os.path.join(src, "problems/w4a16_gemv/seeds/dot.hip")).read()
+gen = open(os.path.join(src, "seeds/w4a16_gemv/gen.hip")).read()
+dot = open(os.path.join(src, "seeds/w4a16_gemv/dot.hip")).read()
 
 
 def with_defaults(source, name, description, **defaults):

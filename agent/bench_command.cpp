@@ -1,0 +1,243 @@
+// `kopt bench`: every seed (and the shipped kernels, the peers) on shapes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "agent/commands.h"
+#include "agent/export.h"
+#include "agent/profiler.h"
+#include "agent/proposer.h"
+#include "db/database.h"
+#include "sandbox/candidate.h"
+#include "sandbox/problem.h"
+#include "sandbox/sandbox.h"
+
+namespace kopt {
+
+namespace {
+
+// One column of the bench table: a seed kernel, the exported kernels of a
+// manifest, or the vendor BLAS baseline.
+struct BenchColumn {
+  std::string name;
+  bool is_baseline = false;    // the vendor BLAS peer
+  bool is_read_only = false;   // the yardstick: not a GEMV, never "best"
+  const Seed* seed = nullptr;  // a seed column
+  // The tuned column: shape name -> the exported candidate's source and parameters.
+  std::map<std::string, std::pair<std::string, std::map<std::string, int64_t>>> tuned;
+};
+
+// Reads an export manifest (kernels/generated/MANIFEST.json) and, beside it,
+// each shape's generated file and the source it includes, the exact code the
+// library compiles: the column times what was shipped.
+Status read_manifest(const Problem& problem, const std::string& path, BenchColumn* column) {
+  std::vector<ManifestEntry> entries;
+  KOPT_RETURN_IF_ERROR(read_export_manifest(problem, path, &entries));
+  const std::string dir =
+      path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  for (const auto& e : entries) {
+    // The first entry of a shape is the one tuned on the exporting GPU; a
+    // later one serves another architecture (gfx906).
+    if (column->tuned.count(e.shape.name())) continue;
+    std::string source;
+    KOPT_RETURN_IF_ERROR(candidate_source_of(dir, e.file, &source));
+    column->tuned[e.shape.name()] = {source, e.params};
+  }
+  return Status();
+}
+
+}  // namespace
+
+int run_bench(const BenchCommand& cmd) {
+  std::vector<Shape> shapes;
+  Status s = parse_shapes(cmd.problem, cmd.shapes, cmd.suite, cmd.group, &shapes);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt bench: {}\n", s.message());
+    return kExitUsage;
+  }
+  const Problem* problem = find_problem(shapes.front().problem);
+  std::vector<BenchColumn> columns;
+  std::vector<std::string> seed_names = cmd.seeds;
+  if (seed_names.empty())
+    for (const auto& seed : problem->seeds()) seed_names.push_back(seed.name);
+  for (const auto& name : seed_names) {
+    const Seed* seed = find_seed(*problem, name);
+    if (!seed) {
+      fmt::print(stderr, "kopt bench: unknown seed '{}'; the seeds are {}\n", name,
+                 kopt::seed_names(*problem));
+      return kExitUsage;
+    }
+    BenchColumn c;
+    c.name = seed->name;
+    c.seed = seed;
+    columns.push_back(c);
+  }
+  if (!cmd.manifest.empty()) {
+    BenchColumn c;
+    c.name = "tuned";
+    if (!(s = read_manifest(*problem, cmd.manifest, &c)).ok()) {
+      fmt::print(stderr, "kopt bench: {}\n", s.message());
+      return kExitUsage;
+    }
+    columns.push_back(c);
+  }
+  if (cmd.baselines) {
+    BenchColumn c;
+    c.name = kVendorBlasBaseline;
+    c.is_baseline = true;
+    columns.push_back(c);
+  }
+  if (cmd.read_only) {
+    BenchColumn c;
+    c.name = kReadOnlyBaseline;
+    c.is_read_only = true;
+    columns.push_back(c);
+  }
+  Sandbox sandbox;
+  DeviceInfo device;
+  s = sandbox.device_info(/*measure_bandwidth=*/true, &device);
+  if (!s.ok()) {
+    fmt::print(stderr, "kopt bench: {}\n", s.message());
+    return kExitNoDevice;
+  }
+  fmt::print(
+      "device: {} ({}, {} SMs, L2 {} MB, driver {}, {}); streaming read bandwidth {:.0f} GB/s\n",
+      device.name, device.arch, device.multiprocessors, device.l2_bytes >> 20,
+      device.driver_version, device.compiler, device.read_bandwidth_gbps);
+  const uint64_t base_seed = fresh_seed(cmd.seed);
+  nlohmann::json results = nlohmann::json::array();
+  std::ostringstream table;
+  table << "| shape | MB |";
+  for (const auto& c : columns) table << " " << c.name << " µs |";
+  table << " best kopt | best µs | GB/s | % of read BW |"
+        << (cmd.read_only ? " % of read-only speed |" : "")
+        << (cmd.baselines ? " vs vendor BLAS |" : "") << "\n|---|---|";
+  for (size_t i = 0; i < columns.size(); ++i) table << "---|";
+  table << "---|---|---|---|" << (cmd.read_only ? "---|" : "") << (cmd.baselines ? "---|" : "")
+        << "\n";
+  double score = 0, floor_us = 0, baseline_score = 0, read_only_score = 0;
+  bool all_ok = true, all_shapes_have_best = true, all_shapes_have_baseline = true,
+       all_shapes_have_read_only = true;
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const Shape& shape = shapes[si];
+    const double mb = static_cast<double>(shape_bytes(shape)) / 1e6;
+    table << "| " << shape.name() << " | " << fmt::format("{:.2f}", mb) << " |";
+    std::optional<EvalResult> best, baseline, read_only;
+    std::string best_name;
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      const BenchColumn& column = columns[ci];
+      EvalRequest req;
+      req.shape = shape;
+      req.seed = base_seed + si * 7919 + ci;
+      req.trials = cmd.trials;
+      if (column.is_baseline || column.is_read_only) {
+        req.baseline = column.is_baseline ? kVendorBlasBaseline : kReadOnlyBaseline;
+      } else if (column.seed) {
+        req.source = column.seed->source;
+      } else {
+        auto t = column.tuned.find(shape.name());
+        if (t == column.tuned.end()) {
+          table << " — |";
+          continue;
+        }
+        req.source = t->second.first;
+        req.params = t->second.second;
+      }
+      EvalResult r = sandbox.evaluate(req);
+      nlohmann::json j = to_json(r);
+      j["column"] = column.name;
+      j["params"] = req.params;
+      results.push_back(j);
+      fmt::print(stderr, "  {} {}: {}{}\n", shape.name(), column.name, verdict_name(r.verdict),
+                 r.timing ? fmt::format(" {:.2f} us", r.timing->median_us) : "");
+      if (r.ok() && r.timing) {
+        table << fmt::format(" {:.2f} |", r.timing->median_us);
+        if (column.is_baseline) {
+          baseline = r;
+        } else if (column.is_read_only) {
+          read_only = r;
+        } else if (!best || r.timing->median_us < best->timing->median_us) {
+          best = r;
+          best_name = column.name;
+        }
+      } else {
+        table << " " << verdict_name(r.verdict) << " |";
+        if (r.verdict != Verdict::kUnsupportedShape) {
+          all_ok = false;
+          fmt::print(stderr, "{} on {}: {} — {}\n", column.name, shape.name(),
+                     verdict_name(r.verdict), r.message);
+        }
+      }
+    }
+    floor_us += static_cast<double>(shape_bytes(shape)) / (device.read_bandwidth_gbps * 1e3);
+    if (baseline)
+      baseline_score += baseline->timing->median_us;
+    else
+      all_shapes_have_baseline = false;
+    if (read_only)
+      read_only_score += read_only->timing->median_us;
+    else
+      all_shapes_have_read_only = false;
+    if (best) {
+      score += best->timing->median_us;
+      table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |", best_name, best->timing->median_us,
+                           best->timing->gbps, 100 * best->timing->fraction_of_read_bw);
+    } else {
+      all_shapes_have_best = false;
+      table << " — | — | — | — |";
+    }
+    if (cmd.read_only)
+      table << (best && read_only ? fmt::format(" {:.1f}% |", 100 * read_only->timing->median_us /
+                                                                  best->timing->median_us)
+                                  : std::string(" — |"));
+    if (cmd.baselines)
+      table << (best && baseline ? fmt::format(" {:.2f}× |", baseline->timing->median_us /
+                                                                 best->timing->median_us)
+                                 : std::string(" — |"));
+    table << "\n";
+  }
+  fmt::print("\n{}\n", table.str());
+  if (all_shapes_have_best)
+    fmt::print(
+        "score (sum over shapes of the best kopt kernel): {:.2f} us; bandwidth floor at {:.0f} "
+        "GB/s: {:.2f} us ({:.1f}% of floor)\n",
+        score, device.read_bandwidth_gbps, floor_us, 100 * floor_us / score);
+  else
+    fmt::print("score: incomplete (some shapes have no verified kernel)\n");
+  if (cmd.baselines && all_shapes_have_baseline)
+    fmt::print("vendor BLAS fp16 baseline, summed: {:.2f} us\n", baseline_score);
+  if (cmd.read_only && all_shapes_have_read_only)
+    fmt::print(
+        "read-only kernel (reads every shape's bytes, computes nothing), summed: {:.2f} us"
+        "{}\n",
+        read_only_score,
+        all_shapes_have_best
+            ? fmt::format("; kopt's score is {:.1f}% of its speed", 100 * read_only_score / score)
+            : std::string());
+  if (!cmd.json_out.empty()) {
+    std::ofstream f(cmd.json_out);
+    f << nlohmann::json{{"device", to_json(device)},
+                        {"seed", base_seed},
+                        {"results", results},
+                        {"score_us", score},
+                        {"floor_us", floor_us},
+                        {"baseline_score_us",
+                         all_shapes_have_baseline && cmd.baselines ? baseline_score : 0.0},
+                        {"read_only_score_us",
+                         all_shapes_have_read_only && cmd.read_only ? read_only_score : 0.0}}
+             .dump(2);
+  }
+  if (!cmd.markdown_out.empty()) {
+    std::ofstream f(cmd.markdown_out);
+    f << table.str();
+  }
+  return all_ok ? kExitOk : kExitRejected;
+}
+
+}  // namespace kopt
