@@ -69,6 +69,11 @@ int run_doctor() {
   return kExitOk;
 }
 
+int command_error(const std::string& verb, const std::string& message, int code) {
+  fmt::print(stderr, "kopt {}: {}\n", verb, message);
+  return code;
+}
+
 Status read_text_file(const std::string& path, std::string* out) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::error("cannot read " + path);

@@ -75,6 +75,10 @@ Status parse_shapes(const std::string& problem_id, const std::vector<std::string
 // A gfx906 check's resources in one line (or why it was not compiled).
 std::string describe_amd(const TargetResources& a);
 
+// Prints "kopt <verb>: <message>" on stderr and returns `code`: how a
+// command says what went wrong.
+int command_error(const std::string& verb, const std::string& message, int code);
+
 // A whole file; "cannot read PATH" when it cannot be opened.
 Status read_text_file(const std::string& path, std::string* out);
 

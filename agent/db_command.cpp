@@ -27,11 +27,6 @@ void print_wrapped(const std::string& lead, std::string text) {
     fmt::print("{}{}\n", i == 0 ? lead : std::string(indent, ' '), lines[i]);
 }
 
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "kopt db: {}\n", message);
-  return code;
-}
-
 std::string verdict_summary(const std::vector<EvaluationRecord>& evals) {
   if (evals.empty()) return "not evaluated";
   const auto& e = evals.back();
@@ -43,7 +38,7 @@ std::string verdict_summary(const std::vector<EvaluationRecord>& evals) {
 int db_runs(Database& db) {
   std::vector<RunRecord> runs;
   Status s = db.list_runs(&runs);
-  if (!s.ok()) return fail(s.message(), kExitInternal);
+  if (!s.ok()) return command_error("db", s.message(), kExitInternal);
   if (runs.empty()) {
     fmt::print("no runs recorded in this database\n");
     return kExitOk;
@@ -81,7 +76,7 @@ int db_list(Database& db, int64_t run_id) {
   }
   std::vector<CandidateRecord> cs;
   Status s = db.candidates_of_run(run_id, &cs);
-  if (!s.ok()) return fail(s.message(), kExitInternal);
+  if (!s.ok()) return command_error("db", s.message(), kExitInternal);
   Table t;
   t.column("id", Table::Align::kRight)
       .column("name")
@@ -100,7 +95,7 @@ int db_list(Database& db, int64_t run_id) {
 int db_show(Database& db, int64_t id, bool full) {
   CandidateRecord c;
   Status s = db.get_candidate(id, &c);
-  if (!s.ok()) return fail(s.message(), kExitUsage);
+  if (!s.ok()) return command_error("db", s.message(), kExitUsage);
   std::string parents;
   for (auto p : c.parents) parents += (parents.empty() ? "" : ", ") + std::to_string(p);
   fmt::print(
@@ -158,7 +153,7 @@ int db_diff(Database& db, int64_t a, int64_t b) {
   CandidateRecord ca, cb;
   Status s = db.get_candidate(a, &ca);
   if (s.ok()) s = db.get_candidate(b, &cb);
-  if (!s.ok()) return fail(s.message(), kExitUsage);
+  if (!s.ok()) return command_error("db", s.message(), kExitUsage);
   fmt::print("--- candidate {} ({} {})\n+++ candidate {} ({} {})\n", a, ca.name,
              parameter_words(ca), b, cb.name, parameter_words(cb));
   const std::string diff = unified_diff(ca.source, cb.source);
@@ -171,7 +166,7 @@ int db_failures(Database& db, int64_t run, int limit) {
   std::vector<AttemptRecord> attempts;
   Status s = db.failed_evaluations(run, limit, &evals);
   if (s.ok()) s = db.attempts(run, limit, &attempts);
-  if (!s.ok()) return fail(s.message(), kExitInternal);
+  if (!s.ok()) return command_error("db", s.message(), kExitInternal);
   fmt::print("failed evaluations ({}):\n", evals.size());
   for (const auto& e : evals) {
     print_wrapped(fmt::format("  candidate {} on {}: {} at stage {} — ", e.candidate_id, e.shape,
@@ -197,7 +192,7 @@ int db_failures(Database& db, int64_t run, int limit) {
 int db_best(Database& db, const std::string& shape, int limit) {
   std::vector<BestRow> rows;
   Status s = db.best(shape, "", limit, &rows);
-  if (!s.ok()) return fail(s.message(), kExitInternal);
+  if (!s.ok()) return command_error("db", s.message(), kExitInternal);
   if (rows.empty()) {
     fmt::print("no verified candidate{}\n", shape.empty() ? std::string() : " for " + shape);
     return kExitOk;
@@ -237,7 +232,7 @@ int db_best(Database& db, const std::string& shape, int limit) {
 int db_lineage(Database& db, int64_t id) {
   std::vector<CandidateRecord> chain;
   Status s = db.lineage(id, &chain);
-  if (!s.ok()) return fail(s.message(), kExitUsage);
+  if (!s.ok()) return command_error("db", s.message(), kExitUsage);
   std::string home_shape;  // the shape of the first entry's last evaluation
   for (size_t i = 0; i < chain.size(); ++i) {
     std::vector<EvaluationRecord> evals;
@@ -262,7 +257,7 @@ int db_lineage(Database& db, int64_t id) {
 int run_db(const DbCommand& cmd) {
   std::unique_ptr<Database> db;
   Status s = Database::open_existing(cmd.db_path, &db);
-  if (!s.ok()) return fail(s.message(), kExitUsage);
+  if (!s.ok()) return command_error("db", s.message(), kExitUsage);
   auto need = [&](size_t n) { return cmd.ids.size() >= n; };
   if (cmd.action == "runs") return db_runs(*db);
   if (cmd.action == "list") return db_list(*db, cmd.run);
@@ -270,14 +265,15 @@ int run_db(const DbCommand& cmd) {
     Shape shape;
     if (!cmd.shape.empty() &&
         !(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(64), &shape)).ok())
-      return fail(s.message(), kExitUsage);
+      return command_error("db", s.message(), kExitUsage);
     return db_best(*db, cmd.shape.empty() ? "" : shape.key(), cmd.limit);
   }
   if (cmd.action == "failures") return db_failures(*db, cmd.run, cmd.limit);
   if (cmd.action == "show" && need(1)) return db_show(*db, cmd.ids[0], cmd.full);
   if (cmd.action == "lineage" && need(1)) return db_lineage(*db, cmd.ids[0]);
   if (cmd.action == "diff" && need(2)) return db_diff(*db, cmd.ids[0], cmd.ids[1]);
-  return fail(
+  return command_error(
+      "db",
       "usage: kopt db runs | list [--run ID] | show ID | best [--shape S [--problem P]] | "
       "lineage ID | "
       "diff A B | failures [--run ID]",

@@ -226,7 +226,6 @@ Status OptimizationLoop::gather_context(const RunRecord& run, ProposalContext* c
 }
 
 namespace {
-// Failures a model can fix from the message and log alone.
 // What a reply may be, said to a model whose answer could not be read.
 const char* const kAnswerFormats =
     "Answer with one of: the complete kernel with its /* kopt: */ contract in one ```hip block; "
@@ -235,6 +234,7 @@ const char* const kAnswerFormats =
     "diff of the parent in a ```diff block; or a submit_kernel tool call. Only kernel code: no "
     "host code, no includes.";
 
+// Failures a model can fix from the message and log alone.
 bool repairable(const std::string& verdict) {
   return verdict == "compile_error" || verdict == "contract_error" ||
          verdict == "static_rejected" || verdict == "wrong_result" || verdict == "not_written" ||

@@ -121,11 +121,6 @@ void print_progress(const Progress& p) {
     fmt::print(stderr, "{}\n", line);
 }
 
-int fail(const std::string& what, const std::string& message, int code) {
-  fmt::print(stderr, "kopt {}: {}\n", what, message);
-  return code;
-}
-
 // `--start` values for one shape: "SEED[:NAME=V,...]" (checked against the
 // seed's contract now, so a typo fails before any GPU work), or an exported
 // MANIFEST.json, whose entries for the shape continue from the library.
@@ -183,25 +178,25 @@ int run_optimize(const RunCommand& cmd) {
   Config config;
   const bool explicit_config = !cmd.config_path.empty();
   Status s = load_config(explicit_config ? cmd.config_path : "kopt.toml", explicit_config, &config);
-  if (!s.ok()) return fail(cmd.verb, s.message(), kExitUsage);
+  if (!s.ok()) return command_error(cmd.verb, s.message(), kExitUsage);
   apply_environment(&config);
   if (cmd.budget) config.budget = *cmd.budget;
   if (cmd.transfers) config.transfers = *cmd.transfers;
   if (cmd.trials) config.trials = *cmd.trials;
   if (!cmd.time.empty() && !(s = parse_duration(cmd.time, &config.time_s)).ok())
-    return fail(cmd.verb, s.message(), kExitUsage);
-  if (config.budget < 1) return fail(cmd.verb, "--budget must be at least 1", kExitUsage);
+    return command_error(cmd.verb, s.message(), kExitUsage);
+  if (config.budget < 1) return command_error(cmd.verb, "--budget must be at least 1", kExitUsage);
   if (!cmd.db_path.empty()) config.database = cmd.db_path;
   Shape shape;
   if (!cmd.resume &&
       !(s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape)).ok())
-    return fail(cmd.verb, s.message(), kExitUsage);
+    return command_error(cmd.verb, s.message(), kExitUsage);
   if (cmd.resume && !cmd.starts.empty())
-    return fail(cmd.verb, "--start applies to a new run, not to --resume", kExitUsage);
+    return command_error(cmd.verb, "--start applies to a new run, not to --resume", kExitUsage);
   std::vector<StartPoint> starts;
   if (!cmd.starts.empty() &&
       !(s = resolve_start_points(*find_problem(shape.problem), shape, cmd.starts, &starts)).ok())
-    return fail(cmd.verb, s.message(), kExitUsage);
+    return command_error(cmd.verb, s.message(), kExitUsage);
 
   std::vector<WeightedProposer> proposers;
   if (!cmd.no_mutator && config.mutator_weight > 0)
@@ -209,13 +204,13 @@ int run_optimize(const RunCommand& cmd) {
   PromptTemplates templates = PromptTemplates::builtin();
   if (!cmd.prompts_dir.empty() &&
       !(s = PromptTemplates::from_directory(cmd.prompts_dir, &templates)).ok())
-    return fail(cmd.verb, s.message(), kExitUsage);
+    return command_error(cmd.verb, s.message(), kExitUsage);
   for (const auto& name : cmd.models) {
     auto it = std::find_if(config.models.begin(), config.models.end(),
                            [&](const ModelConfig& m) { return m.name == name; });
     if (it == config.models.end())
-      return fail(cmd.verb, "no model named '" + name + "' in the config or environment",
-                  kExitUsage);
+      return command_error(cmd.verb, "no model named '" + name + "' in the config or environment",
+                           kExitUsage);
     HttpChatOptions o;
     o.base_url = it->base_url;
     o.model = it->model;
@@ -231,8 +226,8 @@ int run_optimize(const RunCommand& cmd) {
                          it->weight});
   }
   if (proposers.empty())
-    return fail(cmd.verb, "no proposer: enable the mutator or name a model with --model",
-                kExitUsage);
+    return command_error(cmd.verb, "no proposer: enable the mutator or name a model with --model",
+                         kExitUsage);
 
   // A run to resume must exist (checked before anything else is started or written).
   if (cmd.resume) {
@@ -240,14 +235,14 @@ int run_optimize(const RunCommand& cmd) {
     RunRecord existing;
     if (!Database::open_existing(config.database, &existing_db).ok() ||
         !existing_db->get_run(*cmd.resume, &existing).ok())
-      return fail(
+      return command_error(
           "run",
           fmt::format("no run {} in {} (kopt db runs lists them)", *cmd.resume, config.database),
           kExitUsage);
     std::vector<CandidateRecord> done;
     if (cmd.budget && existing_db->candidates_of_run(*cmd.resume, &done).ok() &&
         *cmd.budget <= static_cast<int64_t>(done.size()))
-      return fail(
+      return command_error(
           "run",
           fmt::format(
               "run {} already has {} candidates; with --resume, --budget is the run's new total",
@@ -264,15 +259,15 @@ int run_optimize(const RunCommand& cmd) {
   std::vector<SandboxOptions> workers;
   int workers_failure = kExitOk;
   if (!(s = worker_options(config, cmd.gpus, so, &workers, &workers_failure)).ok())
-    return fail(cmd.verb, s.message(), workers_failure);
+    return command_error(cmd.verb, s.message(), workers_failure);
   PoolEvaluator evaluator(workers);
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) {
     // Without a GPU, say what works instead (the demo runs the same loop).
     const bool no_gpu = s.message().find("no GPU") != std::string::npos;
-    return fail(cmd.verb,
-                s.message() + (no_gpu ? "; `kopt demo` shows the loop without a GPU" : ""),
-                kExitNoDevice);
+    return command_error(cmd.verb,
+                         s.message() + (no_gpu ? "; `kopt demo` shows the loop without a GPU" : ""),
+                         kExitNoDevice);
   }
   if (workers.size() > 1) {
     std::string where;
@@ -283,7 +278,7 @@ int run_optimize(const RunCommand& cmd) {
 
   std::unique_ptr<Database> db;
   if (!(s = Database::open(config.database, &db)).ok())
-    return fail(cmd.verb, s.message(), kExitUsage);
+    return command_error(cmd.verb, s.message(), kExitUsage);
   LoopOptions lo;
   lo.budget = config.budget;
   if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
@@ -328,8 +323,9 @@ int run_optimize(const RunCommand& cmd) {
   }
   fmt::print(stderr, "\n");
   if (!s.ok())
-    return fail(cmd.verb, fmt::format("run {} stopped: {}", run_id, s.message()),
-                loop.stop_reason().rfind("no device", 0) == 0 ? kExitNoDevice : kExitInternal);
+    return command_error(
+        cmd.verb, fmt::format("run {} stopped: {}", run_id, s.message()),
+        loop.stop_reason().rfind("no device", 0) == 0 ? kExitNoDevice : kExitInternal);
   std::vector<BestRow> best;
   RunRecord run;
   db->get_run(run_id, &run);
@@ -354,13 +350,15 @@ namespace {}  // namespace
 
 int run_optimize_suite(const RunCommand& cmd) {
   if (cmd.resume)
-    return fail(cmd.verb, "--resume continues one run: give it without --suite", kExitUsage);
-  if (!cmd.shape.empty()) return fail(cmd.verb, "give --shape or --suite, not both", kExitUsage);
+    return command_error(cmd.verb, "--resume continues one run: give it without --suite",
+                         kExitUsage);
+  if (!cmd.shape.empty())
+    return command_error(cmd.verb, "give --shape or --suite, not both", kExitUsage);
   std::vector<Shape> shapes;
   const Problem* problem = nullptr;
   Status s = problem_by_id(cmd.problem, &problem);
   if (s.ok()) s = resolve_shapes(*problem, cmd.suite, {}, shape_defaults(cmd.group), &shapes);
-  if (!s.ok()) return fail(cmd.verb, s.message(), kExitUsage);
+  if (!s.ok()) return command_error(cmd.verb, s.message(), kExitUsage);
   int first_failure = kExitOk;
   for (size_t i = 0; i < shapes.size(); ++i) {
     RunCommand one = cmd;
@@ -378,12 +376,12 @@ int run_optimize_suite(const RunCommand& cmd) {
 int run_demo(RunCommand cmd) {
   const Problem* problem = nullptr;
   Status ps = problem_by_id(cmd.problem, &problem);
-  if (!ps.ok()) return fail("demo", ps.message(), kExitUsage);
+  if (!ps.ok()) return command_error("demo", ps.message(), kExitUsage);
   if (cmd.shape.empty()) {
     // The problem's smallest shape of its first suite: the demo stays quick.
     const std::vector<Suite> suites = problem->suites(shape_defaults(cmd.group));
     if (suites.empty() || suites[0].shapes.empty())
-      return fail("demo", "give --shape: the problem has no suite", kExitUsage);
+      return command_error("demo", "give --shape: the problem has no suite", kExitUsage);
     Shape smallest = suites[0].shapes[0].shape;
     for (const auto& e : suites[0].shapes)
       if (shape_bytes(e.shape) < shape_bytes(smallest)) smallest = e.shape;
@@ -394,7 +392,7 @@ int run_demo(RunCommand cmd) {
   cmd.verb = "demo";
   Shape shape;  // a bad shape is said before the demo's banner
   if (Status s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape); !s.ok())
-    return fail("demo", s.message(), kExitUsage);
+    return command_error("demo", s.message(), kExitUsage);
   cmd.worker_command = {executable_dir() + "/kopt-worker", "--host-demo"};
   fmt::print(
       "kopt demo: no GPU needed. Each candidate's contract, source rules and compilation are real; "
@@ -408,7 +406,7 @@ int run_demo(RunCommand cmd) {
   if (code != kExitOk) return code;
   std::unique_ptr<Database> db;
   Status s = Database::open_existing(cmd.db_path, &db);
-  if (!s.ok()) return fail("demo", s.message(), kExitInternal);
+  if (!s.ok()) return command_error("demo", s.message(), kExitInternal);
   fmt::print("\n$ kopt db best --db {} --problem {} --shape {}\n", cmd.db_path, shape.problem,
              shape.name());
   db_best(*db, shape.key(), 3);
@@ -423,7 +421,7 @@ int run_demo(RunCommand cmd) {
 int run_report(const ReportCommand& cmd) {
   std::unique_ptr<Database> db;
   Status s = Database::open_existing(cmd.db_path, &db);
-  if (!s.ok()) return fail("report", s.message(), kExitUsage);
+  if (!s.ok()) return command_error("report", s.message(), kExitUsage);
   ReportOptions o;
   o.db_label = cmd.db_path;
   o.run_id = cmd.run;
@@ -435,13 +433,14 @@ int run_report(const ReportCommand& cmd) {
   o.generated_at = stamp;
   std::string html;
   s = build_report(*db, o, &html);
-  if (!s.ok()) return fail("report", s.message(), kExitUsage);
+  if (!s.ok()) return command_error("report", s.message(), kExitUsage);
   if (mkdir(cmd.out_dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return fail("report", "cannot create " + cmd.out_dir + ": " + std::strerror(errno), kExitUsage);
+    return command_error("report", "cannot create " + cmd.out_dir + ": " + std::strerror(errno),
+                         kExitUsage);
   const std::string path = cmd.out_dir + "/index.html";
   std::ofstream f(path, std::ios::binary);
   f << html;
-  if (!f.flush()) return fail("report", "cannot write " + path, kExitUsage);
+  if (!f.flush()) return command_error("report", "cannot write " + path, kExitUsage);
   fmt::print("wrote {} ({} KiB)\n", path, html.size() / 1024);
   return kExitOk;
 }

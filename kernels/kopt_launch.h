@@ -22,10 +22,7 @@
 #include "kopt_problem.h"
 
 // The contract's helper functions, on the host.
-inline long long kopt_cdiv(long long a, long long b) { return (a + b - 1) / b; }
-inline long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b) * b; }
-inline long long kopt_min(long long a, long long b) { return a < b ? a : b; }
-inline long long kopt_max(long long a, long long b) { return a > b ? a : b; }
+#include "kopt_contract_ops.h"
 
 // One kernel of the library: a tuned shape's or a generic variant's launch
 // code. A call's kernels take the four role pointers (x, the weights, y, the

@@ -4,6 +4,8 @@
 // (no GPU runtime), so the tests compare it with the contract's own plan.
 #pragma once
 
+#include "kopt_contract_ops.h"
+
 // The M buckets: a call of M rows runs the smallest bucket that holds them
 // (rows past M are skipped inside the kernel); more than the last bucket
 // runs in blocks of it.
@@ -27,32 +29,26 @@ struct KoptBatchedLaunch {
   long long grid_x, grid_y, block, shared_bytes, workspace_bytes;
 };
 
-inline long long kopt_batched_cdiv(long long a, long long b) { return (a + b - 1) / b; }
-inline long long kopt_batched_min(long long a, long long b) { return a < b ? a : b; }
-inline long long kopt_batched_max(long long a, long long b) { return a > b ? a : b; }
-
 // The contract's "requires" without the row capacity (the caller picks a
 // bucket that holds M): K and G in whole chunks of 32, the shared memory.
 inline bool kopt_batched_supported(const KoptBatchedParams& p, long long K, long long G,
                                    long long warp) {
-  const long long shared = p.warps * p.rows * kopt_batched_max(64, p.cols * warp) * 4;
+  const long long shared = p.warps * p.rows * kopt_max(64, p.cols * warp) * 4;
   return K % 32 == 0 && G % 32 == 0 && p.rows * p.cols <= 64 && shared <= 49152;
 }
 
 // grid, block, dynamic shared memory and workspace for M rows of K x N.
 inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long long M, long long K,
                                              long long N, long long warp, long long sms) {
-  const long long groups = kopt_batched_cdiv(N, warp * p.cols);
-  const long long automatic = kopt_batched_max(
-      1, kopt_batched_min(8, kopt_batched_min(kopt_batched_cdiv(2 * sms, groups),
-                                              kopt_batched_cdiv(K / 32, 2) / (2 * p.warps))));
-  const long long slices =
-      kopt_batched_max(p.split, (1 - kopt_batched_min(p.split, 1)) * automatic);
+  const long long groups = kopt_cdiv(N, warp * p.cols);
+  const long long automatic = kopt_max(
+      1, kopt_min(8, kopt_min(kopt_cdiv(2 * sms, groups), kopt_cdiv(K / 32, 2) / (2 * p.warps))));
+  const long long slices = kopt_max(p.split, (1 - kopt_min(p.split, 1)) * automatic);
   KoptBatchedLaunch l;
   l.grid_x = groups;
   l.grid_y = slices;
   l.block = p.warps * warp;
-  l.shared_bytes = p.warps * p.rows * kopt_batched_max(64, p.cols * warp) * 4;
-  l.workspace_bytes = kopt_batched_cdiv(N, 64) * 64 * 4 + slices * M * N * 4;
+  l.shared_bytes = p.warps * p.rows * kopt_max(64, p.cols * warp) * 4;
+  l.workspace_bytes = kopt_cdiv(N, 64) * 64 * 4 + slices * M * N * 4;
   return l;
 }
