@@ -73,6 +73,26 @@ svg .line { fill: none; stroke-width: 2; }
 .ok { color: #047857; } .bad { color: #b91c1c; }
 )";
 
+// The fastest verified seed of `shape` in these runs, or nullptr.
+const Row* best_seed(const std::vector<RunData>& data, const std::string& shape) {
+  const Row* seed = nullptr;
+  for (const auto& d : data)
+    if (d.run.shape == shape)
+      for (const auto& row : d.rows)
+        if (row.candidate.proposer == "seed" && row.verified() && (!seed || row.us() < seed->us()))
+          seed = &row;
+  return seed;
+}
+
+// What changed from `from` to `to`: the source diff, or the parameters where
+// the sources are the same.
+std::string change_between(const CandidateRecord& from, const CandidateRecord& to) {
+  const std::string diff = unified_diff(from.source, to.source);
+  return diff.empty() ? "(sources identical; parameters " + parameter_words(from) + " → " +
+                            parameter_words(to) + ")"
+                      : diff;
+}
+
 // Each shape's best kernel: its source and its diff to the fastest seed of
 // the same runs, collapsed (a <details> element: no script needed).
 std::string best_kernel_sources(const std::vector<RunData>& data,
@@ -84,22 +104,11 @@ std::string best_kernel_sources(const std::vector<RunData>& data,
     const auto it = by_id.find(best_id);
     if (it == by_id.end()) continue;
     const CandidateRecord& best = it->second->candidate;
-    const Row* seed = nullptr;
-    for (const auto& d : data)
-      if (d.run.shape == shape)
-        for (const auto& row : d.rows)
-          if (row.candidate.proposer == "seed" && row.verified() &&
-              (!seed || row.us() < seed->us()))
-            seed = &row;
-    std::string diff = "(no verified seed in these runs)";
-    if (seed && seed->candidate.id == best.id)
-      diff = "(the best kernel is this seed)";
-    else if (seed) {
-      diff = unified_diff(seed->candidate.source, best.source);
-      if (diff.empty())
-        diff = "(same source as seed #" + std::to_string(seed->candidate.id) + "; parameters " +
-               parameter_words(seed->candidate) + " → " + parameter_words(best) + ")";
-    }
+    const Row* seed = best_seed(data, shape);
+    const std::string diff = !seed ? "(no verified seed in these runs)"
+                             : seed->candidate.id == best.id
+                                 ? "(the best kernel is this seed)"
+                                 : change_between(seed->candidate, best);
     out += fmt::format(
         "<details class=\"best-source\" id=\"source-{0}\"><summary>{1}: #{0} {2} — source ({3} "
         "lines) and diff to the best seed{4}</summary>\n<pre>{5}</pre>\n<p class=\"note\">Diff "
@@ -206,12 +215,8 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
         best = &b;
         break;
       }
-    std::optional<double> seed_us;
-    for (const auto& d : data)
-      if (d.run.shape == shape)
-        for (const auto& row : d.rows)
-          if (row.candidate.proposer == "seed" && row.verified())
-            seed_us = std::min(seed_us.value_or(1e300), row.us());
+    const Row* seed = best_seed(data, shape);
+    const std::optional<double> seed_us = seed ? std::optional<double>(seed->us()) : std::nullopt;
     if (!best) {
       out += fmt::format("<tr><td>{}</td><td colspan=\"7\">no verified candidate</td></tr>\n",
                          html_escape(shape));
@@ -364,17 +369,12 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
       const std::string gain = us && parent_us ? fmt::format("{:.3f}×", *parent_us / *us) : "—";
       std::string diff_cell = "—";
       if (parent) {
-        const std::string text = unified_diff(parent->source, c.source);
         diff_cell = fmt::format("<a href=\"#diff-{}\">diff</a>", c.id);
         diffs += fmt::format(
             "<div class=\"diff\" id=\"diff-{0}\"><h4>#{1} → #{0} ({2} {3} → "
             "{4})</h4><pre>{5}</pre></div>\n",
             c.id, parent->id, html_escape(c.name), html_escape(parameter_words(*parent)),
-            html_escape(parameter_words(c)),
-            html_escape(text.empty()
-                            ? "(sources identical; parameters " + parameter_words(*parent) + " → " +
-                                  parameter_words(c) + ")"
-                            : text));
+            html_escape(parameter_words(c)), html_escape(change_between(*parent, c)));
       }
       out += fmt::format(
           "<tr id=\"cand-{0}\"><td class=\"num\">{1}</td><td>#{0} {2} "
