@@ -300,8 +300,9 @@ bool ToolProfiler::available(std::string* why) const {
 std::vector<std::string> ToolProfiler::eval_arguments(
     const std::string& file, const Shape& shape,
     const std::map<std::string, int64_t>& params) const {
-  std::vector<std::string> argv = {kopt_,        "eval",      file,       "--shape",
-                                   shape.name(), "--no-time", "--trials", "1"};
+  // The shape's problem by name: a shape's name alone reads as the default problem's.
+  std::vector<std::string> argv = {kopt_,     "eval",       file,        "--problem", shape.problem,
+                                   "--shape", shape.name(), "--no-time", "--trials",  "1"};
   for (const auto& [name, value] : params) {
     argv.push_back("--param");
     argv.push_back(name + "=" + std::to_string(value));

@@ -81,6 +81,7 @@ struct kopt_w4a16_weights : KoptWeights {
   __half* x_rows = nullptr;
   float* y_rows = nullptr;
   int batched_layout = -1;  // the layout the batched kernels read the weights in; -1: none
+  int batched_rows = 0;     // the largest bucket served for this shape on this device
   float* batched_ws = nullptr;
 };
 
@@ -94,8 +95,9 @@ int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args,
                       const unsigned char* canonical, hipStream_t stream,
                       unsigned char** expected) {
   *expected = nullptr;
-  const KoptBatchedKernel* k = kopt_batched_kernel(kKoptBatchedMaxRows, 0);
-  if (!k || !kopt_batched_supported(k->params, args.K, args.G, args.warp)) return -1;
+  const KoptBatchedKernel* k =
+      kopt_batched_kernel(kopt_batched_max_rows(args.K, args.G, args.warp), 0);
+  if (!k) return -1;
   if (!entry->has_relayout) return 1;
   const long long N = args.N, K = args.K, G = args.G;
   const long long pairs_bytes =
@@ -203,17 +205,17 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     return gpu_fail(e, "allocating the staging rows");
   }
   if (w->batched_layout >= 0) {
-    const KoptBatchedKernel* k = kopt_batched_kernel(kKoptBatchedMaxRows, w->batched_layout);
+    w->batched_rows = static_cast<int>(kopt_batched_max_rows(K, args.G, args.warp));
+    const KoptBatchedKernel* k = kopt_batched_kernel(w->batched_rows, w->batched_layout);
     const size_t ws = static_cast<size_t>(
-        kopt_batched_launch(k->params, kKoptBatchedMaxRows, K, N, args.warp, args.sms)
-            .workspace_bytes);
+        kopt_batched_launch(k->params, w->batched_rows, K, N, args.warp, args.sms).workspace_bytes);
     if ((e = hipMalloc(reinterpret_cast<void**>(&w->batched_ws), ws)) != hipSuccess ||
         (e = hipMemsetAsync(w->batched_ws, 0, ws, stream)) != hipSuccess ||
         (e = hipStreamSynchronize(stream)) != hipSuccess) {
       kopt_w4a16_destroy(w);
       return gpu_fail(e, "allocating the batched workspace");
     }
-    w->description += " (M > 1: lanes, batched)";
+    w->description += " (M >= " + std::to_string(kKoptBatchedMinRows) + ": klanes, batched)";
   }
   *out = w;
   return KOPT_W4A16_OK;
@@ -244,7 +246,7 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
   // (the weights read once per block) where they serve this shape and the
   // block has enough rows to gain, else one row at a time on the entry.
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
-    rows = M - m0 < kKoptBatchedMaxRows ? M - m0 : kKoptBatchedMaxRows;
+    rows = M - m0 < w->batched_rows ? M - m0 : w->batched_rows;
     if (w->batched_layout < 0 || rows < kKoptBatchedMinRows) rows = 1;
     const char* x_m =
         static_cast<const char*>(x) + static_cast<size_t>(m0) * K * dtype_bytes(x_dtype);

@@ -1,5 +1,5 @@
 // How the library launches its batched kernels (the w4a16_batch problem's
-// `lanes` seed, one build per M bucket): the seed's contract expressions
+// `klanes` seed, one build per M bucket): the seed's contract expressions
 // written as C++, with the parameters the library builds it with. Plain C++
 // (no GPU runtime), so the tests compare it with the contract's own plan.
 #pragma once
@@ -7,48 +7,66 @@
 #include "kopt_contract_ops.h"
 
 // The M buckets: a call of M rows runs the smallest bucket that holds them
-// (rows past M are skipped inside the kernel); more than the last bucket
-// runs in blocks of it.
+// (rows past M computed on zeros and not written); more than the largest
+// bucket the device serves runs in blocks of it.
 constexpr int kKoptBatchedBuckets[] = {4, 8, 16};
 constexpr int kKoptBatchedMaxRows = 16;
-// Fewer rows than the first bucket run one by one on the batch-1 kernel: measured on an H100
-// (2026-11-25, PERFORMANCE.md), the batched kernel at 2 rows took 1.5-3x
-// two batch-1 calls on 13 of the 14 contest shapes, at 4 rows less than
-// four calls on 12 of 13, at 8 and 16 rows less on all.
+// Fewer rows than the first bucket run one by one on the batch-1 kernels:
+// measured on an H100 (2026-11-25, PERFORMANCE.md), the batched kernel at 2
+// rows took 173 us summed over the 14 contest shapes where two batch-1 calls
+// take about 148; at 4 rows 220 against about 296.
 constexpr int kKoptBatchedMinRows = kKoptBatchedBuckets[0];
 
-// The seed's parameters in the library (every bucket): COLS columns per lane,
-// WARPS warps per block, SPLIT 0 (the contract's automatic K slices).
+// The seed's parameters in the library (every bucket): COLS columns per warp,
+// WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),
+// DEPTH weight stages in flight, XS 0 and CT 0 (the contract's automatic
+// slices of K and tiles per block).
 struct KoptBatchedParams {
   long long rows;    // MR
   long long layout;  // LAYOUT: 0 dot's and gen's packed layout, 1 the canonical arrays
-  long long cols = 2, warps = 4, split = 0;
+  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0;
 };
 
 struct KoptBatchedLaunch {
   long long grid_x, grid_y, block, shared_bytes, workspace_bytes;
 };
 
+// Shared memory a step of K takes: MR rows of WARP chunks of fixed-point x
+// (64 bytes of byte planes and 8 of scale and sum each).
+inline long long kopt_batched_step_bytes(const KoptBatchedParams& p, long long warp) {
+  return p.rows * warp * 72;
+}
+
 // The contract's "requires" without the row capacity (the caller picks a
 // bucket that holds M): K and G in whole chunks of 32, the shared memory.
 inline bool kopt_batched_supported(const KoptBatchedParams& p, long long K, long long G,
                                    long long warp) {
-  const long long shared = p.warps * p.rows * kopt_max(64, p.cols * warp) * 4;
-  return K % 32 == 0 && G % 32 == 0 && p.rows * p.cols <= 64 && shared <= 49152;
+  return K % 32 == 0 && G % 32 == 0 &&
+         kopt_batched_step_bytes(p, warp) * kopt_max(p.xs, 1) <= 40960;
+}
+
+// The largest bucket served for K, G on a device of this warp size (a
+// wavefront of 64 fits 8 rows of a step in shared memory, not 16); 0: none.
+inline long long kopt_batched_max_rows(long long K, long long G, long long warp) {
+  long long best = 0;
+  for (long long rows : kKoptBatchedBuckets)
+    if (kopt_batched_supported(KoptBatchedParams{rows, 0}, K, G, warp)) best = rows;
+  return best;
 }
 
 // grid, block, dynamic shared memory and workspace for M rows of K x N.
 inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long long M, long long K,
                                              long long N, long long warp, long long sms) {
-  const long long groups = kopt_cdiv(N, warp * p.cols);
-  const long long automatic = kopt_max(
-      1, kopt_min(8, kopt_min(kopt_cdiv(2 * sms, groups), kopt_cdiv(K / 32, 2) / (2 * p.warps))));
-  const long long slices = kopt_max(p.split, (1 - kopt_min(p.split, 1)) * automatic);
+  const long long steps = kopt_cdiv(K / 32, warp), tiles = kopt_cdiv(N, p.warps * p.cols);
+  const long long most_steps = kopt_max(1, kopt_min(8, 40960 / kopt_batched_step_bytes(p, warp)));
+  const long long slices =
+      p.xs > 0 ? kopt_cdiv(steps, p.xs)
+               : kopt_min(steps, kopt_max(kopt_cdiv(steps, most_steps), kopt_cdiv(2 * sms, tiles)));
   KoptBatchedLaunch l;
-  l.grid_x = groups;
+  l.grid_x = p.ct > 0 ? kopt_cdiv(tiles, p.ct) : kopt_min(tiles, kopt_max(1, 2 * sms / slices));
   l.grid_y = slices;
   l.block = p.warps * warp;
-  l.shared_bytes = p.warps * p.rows * kopt_max(64, p.cols * warp) * 4;
-  l.workspace_bytes = kopt_cdiv(N, 64) * 64 * 4 + slices * M * N * 4;
+  l.shared_bytes = kopt_batched_step_bytes(p, warp) * kopt_cdiv(steps, slices);
+  l.workspace_bytes = kopt_cdiv(tiles, 64) * 64 * 4 + slices * M * N * 4;
   return l;
 }

@@ -10,7 +10,7 @@ namespace kopt {
 namespace embedded {
 extern const char* const kW4a16BatchSeedRows;
 extern const char* const kW4a16BatchSeedTile;
-extern const char* const kW4a16BatchSeedLanes;
+extern const char* const kW4a16BatchSeedKlanes;
 extern const char* const kW4a16BatchTask;
 extern const char* const kW4a16BatchDeviceReference;
 }  // namespace embedded
@@ -149,7 +149,7 @@ class W4a16Batch : public Problem {
   const std::vector<Seed>& seeds() const override {
     static const std::vector<Seed> seeds = {{"rows", embedded::kW4a16BatchSeedRows},
                                             {"tile", embedded::kW4a16BatchSeedTile},
-                                            {"lanes", embedded::kW4a16BatchSeedLanes}};
+                                            {"klanes", embedded::kW4a16BatchSeedKlanes}};
     return seeds;
   }
   std::string task_prompt() const override { return embedded::kW4a16BatchTask; }

@@ -1,7 +1,12 @@
 #include "agent/profiler.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "problems/w4a16_batch/w4a16_batch.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "tests/test_paths.h"
 
@@ -80,6 +85,26 @@ TEST(ProfilerTest, WithoutNcuItSaysNotProfiled) {
   Status s = profiler.profile("x", {}, w4a16::shape(512, 1024, 64), &r);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("not profiled", 0), 0u);
+}
+
+// The profiler runs `kopt eval` on the shape's own problem: a batched shape's
+// name ("8x512x256") alone reads as the default problem's and is refused.
+TEST(ProfilerTest, TheProfiledEvalNamesTheShapesProblem) {
+  const std::string fake = test::temp_path("ncu"), args = test::temp_path("ncu-args");
+  {
+    std::ofstream f(fake);
+    f << "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done > " << args << "\n";
+  }
+  ASSERT_EQ(chmod(fake.c_str(), 0755), 0);
+  NcuProfiler profiler(fake, "/bin/kopt-none", 10);
+  const std::string source = test::read_source_file("seeds/w4a16_batch/rows.hip");
+  ProfileResult r;
+  EXPECT_FALSE(profiler.profile(source, {}, w4a16_batch::shape(8, 512, 256, 64), &r).ok());
+  std::ifstream f(args);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("\n--problem\nw4a16_batch\n--shape\n8x512x256\n"), std::string::npos)
+      << text.str();
 }
 
 // rocprof (v1) results: a CSV in the layout its documentation gives (kernel

@@ -93,11 +93,13 @@ answers["09-search-against-other-kernel"] = (
     "for (int k = threadIdx.x * 2; k < K; k += 2 * blockDim.x) {\n>>>>>>> REPLACE\n")
 # A compile error (undeclared identifier).
 broken = with_defaults(gen, "gen-typo", "gen with a typo", WARPS=8)
+assert "part[r] += sof.x" in broken, "gen's sums moved: update the compile-error answer"
 broken = broken.replace("part[r] += sof.x", "part[r] += sofx.x", 1)
 answers["10-compile-error"] = "```hip\n" + broken + "```\nUses the scale directly."
 # Wrong results: the offset term dropped.
 wrong = with_defaults(gen, "gen-no-offset", "gen without the offset term", WARPS=8)
-wrong = wrong.replace("+ sof.y * meta.x;", ";")
+assert " + sof.y * x.meta.x;" in wrong, "gen's offset term moved: update the wrong-result answer"
+wrong = wrong.replace(" + sof.y * x.meta.x;", ";")
 answers["11-wrong-result"] = "```hip\n" + wrong + "```\nThe offset term is negligible, dropped."
 # Tensor cores in inline assembly: refused by the rules.
 mma = with_defaults(gen, "gen-mma", "gen with an mma", WARPS=8)

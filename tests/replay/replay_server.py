@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A loopback OpenAI-compatible chat-completions server that answers each
-request with the next file of a folder (sorted), then with a refusal. It
+task prompt with the next file of a folder (sorted), then with a refusal;
+follow-up turns (kopt's repair requests) get a refusal without using a file. It
 logs every prompt, so a test can check what kopt sent.
 
 Usage: replay_server.py ANSWER_DIR PORT PROMPT_LOG
@@ -27,9 +28,14 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         with open(log_path, "a") as log:
             log.write(json.dumps(body) + "\n")
-        i = state["next"]
-        state["next"] += 1
-        text = answers[i] if i < len(answers) else "I have no further ideas."
+        # A follow-up turn (kopt asks the same model to fix an answer it could
+        # not read or a kernel that failed) gets a reply with no kernel and
+        # keeps the set's order: every answer of the set meets a task prompt,
+        # however many of its predecessors failed on this machine.
+        follow_up = len(body["messages"]) > 2
+        i = len(answers) if follow_up else state["next"]
+        state["next"] += 0 if follow_up else 1
+        text = answers[i] if i < len(answers) else "I have no fix for this."
         if "{{PARENT" in text:
             prompt = body["messages"][-1]["content"]
             parent = prompt.split("# The parent to improve", 1)[1].split("```hip\n", 1)[1]

@@ -1,0 +1,319 @@
+/* kopt:
+{
+  "name": "klanes",
+  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * 2^(E - 14) + o * sum(x)). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 15-bit fixed point scaled to each chunk's largest value (rounded to 2^-15 of it: far inside the 1e-2 rule), split into signed high and low byte planes, 16-byte pieces swizzled so a quarter-warp's reads hit distinct banks; its warps then walk CT tiles of WARPS x COLS columns over that slice, the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, MR x COLS - 1 shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory allows (the grid still two blocks per SM); CT 0 sizes the grid to two blocks per SM, the tiles split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
+  "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
+  "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
+  "launches": [{"kernel": "gemm",
+                "grid": ["(CT > 0) * cdiv(cdiv(N, WARPS * COLS), max(CT, 1)) + (CT == 0) * min(cdiv(N, WARPS * COLS), max(1, 2 * SMS / ((XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS)))))))",
+                         "(XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))"],
+                "block": ["WARPS * WARP"],
+                "shared_bytes": "MR * WARP * 72 * cdiv(cdiv(K / 32, WARP), (XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS)))))"}],
+  "workspace_bytes": "align(cdiv(N, WARPS * COLS), 64) * 4 + ((XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) * M * N * 4",
+  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * WARP * 72 * max(XS, 1) <= 40960"],
+  "params": {
+    "MR":     {"values": [1, 2, 4, 8, 16], "default": 16},
+    "COLS":   {"values": [1, 2, 4], "default": 2},
+    "WARPS":  {"values": [2, 4, 8], "default": 8},
+    "DEPTH":  {"values": [2, 4, 6, 8], "default": 2},
+    "XS":     {"values": [0, 1, 2, 3, 4, 6, 8], "default": 0},
+    "CT":     {"values": [0, 1, 2, 4, 8, 16], "default": 0},
+    "LAYOUT": {"values": [0, 1], "default": 0}
+  }
+}
+*/
+// LAYOUT 0 (dot's and gen's packed layout): q bytes as canonical ([N][K/2],
+// low nibble = even k), then half2 (scale, offset) [N][K/G] after a 256-byte
+// boundary. LAYOUT 1: the canonical blob (q, scales, offsets).
+
+KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __restrict__ packed, int K, int N, int G,
+                          int M) {
+  // One thread per (column, group): its 32 * (G / 32) bytes of q, and its scale and offset.
+  const kopt_u64 i = (kopt_u64)blockIdx.x * blockDim.x + threadIdx.x, groups = K / G;
+  if (i >= (kopt_u64)N * groups) return;
+  const uint4* from = reinterpret_cast<const uint4*>(canonical + i * (G / 2));
+  uint4* to = reinterpret_cast<uint4*>(packed + i * (G / 2));
+  for (int b = 0; b < G / 32; ++b) to[b] = from[b];
+  const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
+  const __half* scales = kopt_canonical_scales(canonical, K, N, G);
+  const __half* offsets = kopt_canonical_offsets(canonical, K, N, G);
+  if (LAYOUT == 0) {
+    reinterpret_cast<__half2*>(packed + q_bytes)[i] = __halves2half2(scales[i], offsets[i]);
+  } else {
+    reinterpret_cast<__half*>(packed + q_bytes)[i] = scales[i];
+    reinterpret_cast<__half*>(packed + q_bytes + kopt_align256((kopt_u64)N * groups * 2))[i] = offsets[i];
+  }
+}
+
+// Chunk c of row r of x (32 values) as 15-bit fixed point scaled to the
+// chunk's largest |x| (X = rint(x * 2^(14 - E)), |X| <= 2^14, E the exponent
+// of that largest value: x is rounded to 2^-15 of it at worst), split into a
+// signed high and low byte (X = 256 * hi + lo, lo in -128..127) so dp4a
+// multiplies both by the weight bytes. Piece p holds k = 8p..8p+7 as four
+// words: the low bytes of the even k, of the odd k, then the high bytes of
+// each. `scale` is 2^(E - 14) and `sum` the chunk's sum of x (rounded as X),
+// for the group offsets.
+KOPT_INLINE void klanes_fixed_chunk(const uint4* h, uint4* pieces, float* scale, float* sum) {
+  float v[32];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const __half2* pair = reinterpret_cast<const __half2*>(&h[i]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(pair[e]);
+      v[8 * i + 2 * e] = f.x;
+      v[8 * i + 2 * e + 1] = f.y;
+    }
+  }
+  float largest = 0.f;
+#pragma unroll
+  for (int i = 0; i < 32; ++i) largest = fmaxf(largest, fabsf(v[i]));
+  int E = 0;
+  frexpf(largest, &E);  // largest < 2^E
+  const float up = largest > 0.f ? ldexpf(1.f, 14 - E) : 0.f;
+  int total = 0;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    kopt_u32 w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+      const int X = __float2int_rn(v[8 * p + b] * up), hi = (X + 128) >> 8, lo = X - hi * 256;
+      total += X;
+      const int word = b & 1, shift = 8 * (b >> 1);  // even k: word 0, odd k: word 1
+      w[word] |= (kopt_u32)(lo & 0xFF) << shift;
+      w[2 + word] |= (kopt_u32)(hi & 0xFF) << shift;
+    }
+    pieces[p] = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  *scale = largest > 0.f ? ldexpf(1.f, E - 14) : 0.f;
+  *sum = (float)total * *scale;
+}
+
+// One stage of a lane's weights: 16 bytes of each column and its group's
+// (scale, offset), kept as loaded (converted when used, so no instruction
+// waits for a load before its stage is consumed).
+struct KlanesStage {
+  uint4 q[COLS];
+  __half2 so[COLS];      // LAYOUT 0
+  __half s[COLS], o[COLS];  // LAYOUT 1
+};
+
+// a or b by a mask of bits: written as a select of two array elements, the
+// compiler turns it into a load from a selected address, which keeps the
+// array in scratch on gfx906.
+KOPT_INLINE float klanes_pick(bool first, float a, float b) {
+  const kopt_u32 m = 0u - (kopt_u32)first;
+  return __uint_as_float((__float_as_uint(a) & m) | (__float_as_uint(b) & ~m));
+}
+
+// The transposing butterfly of a tile's sums, step STEP (lane mask
+// WARP >> STEP): while a lane holds more than one value, the lanes with the
+// mask bit keep the upper half of their values and send the lower, the
+// others the reverse; once one value is left the steps are plain sums.
+template <int STEP>
+KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
+  constexpr int mask = KOPT_WARP_SIZE >> STEP, half = (MR * COLS) >> STEP;
+  if constexpr (mask >= 1) {
+    if constexpr (half >= 1) {
+      const bool upper = (lane & mask) != 0;
+#pragma unroll
+      for (int i = 0; i < half; ++i) {
+        const float lo = v[i], hi = v[i + half];
+        v[i] = klanes_pick(upper, hi, lo) + kopt_shfl_xor(klanes_pick(upper, lo, hi), mask);
+      }
+      if (upper) first += half;
+    } else {
+      v[0] += kopt_shfl_xor(v[0], mask);
+    }
+    klanes_fold<STEP + 1>(v, lane, first);
+  }
+}
+
+// Sixteen warps per SM at least on NVIDIA (the bytes in flight the weight
+// stream needs: 128 registers a thread). On AMD the second bound means waves
+// per SIMD and would cut the registers to 64; left to the compiler there.
+#if defined(KOPT_NVIDIA)
+#define KLANES_MIN_BLOCKS (16 / WARPS)
+#else
+#define KLANES_MIN_BLOCKS 1
+#endif
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
+    gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y, float* __restrict__ ws,
+         int K, int N, int G, int M) {
+  constexpr int W = KOPT_WARP_SIZE;
+  constexpr int LOG_W = W == 64 ? 6 : 5;
+  constexpr int V = MR * COLS;  // sums a lane holds per tile (a power of two)
+  extern __shared__ uint4 klanes_x[];  // x of the slice in fixed point (below)
+  const int lane = threadIdx.x % W, warp = threadIdx.x / W;
+
+  const int chunks = K / 32, steps = (chunks + W - 1) / W;
+  const int per = (steps + gridDim.y - 1) / gridDim.y;  // steps of a slice
+  const int s_begin = min(steps, (int)blockIdx.y * per), nsteps = min(steps, s_begin + per) - s_begin;
+  const int used_slices = (steps + per - 1) / per;  // the last blocks of y may have no steps
+  const int tiles = (N + WARPS * COLS - 1) / (WARPS * COLS);
+  // Tiles split evenly over the blocks of a slice (their counts differ by one at most).
+  const int t_begin = (int)((kopt_u64)blockIdx.x * tiles / gridDim.x);
+  const int t_end = (int)((kopt_u64)(blockIdx.x + 1) * tiles / gridDim.x);
+  const int units = (t_end - t_begin) * nsteps;
+  const int groups = K / G;
+  const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
+
+  auto column = [&](int tile, int j) { return tile * WARPS * COLS + warp * COLS + j; };
+  // Unit u: tile t_begin + u / nsteps, step s_begin + u % nsteps. Chunks past
+  // K load zeros (scale and offset too), so they add nothing.
+  auto load = [&](KlanesStage& st, int u) {
+    const int tile = t_begin + u / nsteps, c = (s_begin + u % nsteps) * W + lane;
+    const bool inside = c < chunks;
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      const int col = min(column(tile, j), N - 1);  // past N: a copy, never written
+      const kopt_u64 at = (kopt_u64)col * groups + (inside ? c * 32 / G : 0);
+      st.q[j] = inside ? kopt_load16_no_l1(w + (kopt_u64)col * (K / 2) + (kopt_u64)c * 16) : make_uint4(0u, 0u, 0u, 0u);
+      if (LAYOUT == 0) {
+        st.so[j] = inside ? reinterpret_cast<const __half2*>(w + q_bytes)[at] : __floats2half2_rn(0.f, 0.f);
+      } else {
+        st.s[j] = inside ? reinterpret_cast<const __half*>(w + q_bytes)[at] : __float2half(0.f);
+        st.o[j] = inside ? reinterpret_cast<const __half*>(w + q_bytes + kopt_align256((kopt_u64)N * groups * 2))[at]
+                         : __float2half(0.f);
+      }
+    }
+  };
+
+  KlanesStage st[DEPTH];
+#pragma unroll
+  for (int d = 0; d < DEPTH; ++d)
+    if (d < units) load(st[d], d);
+
+  // The slice's x, all rows, staged once in fixed point (the weight stages
+  // above are in flight meanwhile), one thread per row and chunk. Piece p of
+  // chunk c goes to slot p ^ ((c >> 1) & 3): the eight lanes a 16-byte shared
+  // read serves at once then hit eight distinct 16-byte bank groups. Rows past
+  // M are zeros: every row is computed, no branch.
+  uint4* x_pieces = klanes_x;                                                  // [MR][per][W][4]
+  float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * W * 4);  // [MR][per][W]
+  for (int item = threadIdx.x; item < MR * nsteps * W; item += WARPS * W) {
+    const int c = item % W, rs = item / W, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * W + c;
+    uint4 h[4] = {};
+    if (r < M && gc < chunks) {
+      const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)gc * 32);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) h[i] = from[i];
+    }
+    uint4 pieces[4];
+    float scale, sum;
+    klanes_fixed_chunk(h, pieces, &scale, &sum);
+    const int at = (r * per + s) * W + c;
+#pragma unroll
+    for (int p = 0; p < 4; ++p) x_pieces[at * 4 + (p ^ ((c >> 1) & 3))] = pieces[p];
+    x_scales[at] = make_float2(scale, sum);
+  }
+  __syncthreads();
+
+  float acc[MR][COLS];
+#pragma unroll
+  for (int r = 0; r < MR; ++r)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) acc[r][j] = 0.f;
+
+  // A stage: per column, its 32 nibbles masked into bytes (even k, odd k) in
+  // two logic ops a word, shared by all rows; per row and column, dp4a with
+  // the row's fixed-point x (an int32 dot per chunk, exact), then
+  // y += s * dot * 2^(E - 14) + o * sum(x).
+  auto consume = [&](const KlanesStage& cur, int u) {
+    const int s = u % nsteps;
+    int dot[MR][COLS];
+#pragma unroll
+    for (int part = 0; part < 4; ++part) {
+      kopt_u32 even[COLS], odd[COLS];
+#pragma unroll
+      for (int j = 0; j < COLS; ++j) {
+        const kopt_u32 v = part == 0 ? cur.q[j].x : part == 1 ? cur.q[j].y : part == 2 ? cur.q[j].z : cur.q[j].w;
+        even[j] = v & 0x0F0F0F0Fu;
+        odd[j] = (v >> 4) & 0x0F0F0F0Fu;
+      }
+#pragma unroll
+      for (int r = 0; r < MR; ++r) {
+        const uint4 xp = x_pieces[((r * per + s) * W + lane) * 4 + (part ^ ((lane >> 1) & 3))];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) {
+          const int high = kopt_dot4_s8((int)odd[j], (int)xp.w, kopt_dot4_s8((int)even[j], (int)xp.z, 0));
+          const int low = kopt_dot4_s8((int)odd[j], (int)xp.y, kopt_dot4_s8((int)even[j], (int)xp.x, 0));
+          dot[r][j] = (part == 0 ? 0 : dot[r][j]) + high * 256 + low;
+        }
+      }
+    }
+    float sc[COLS], of[COLS];
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      const float2 so = LAYOUT == 0 ? __half22float2(cur.so[j]) : make_float2(__half2float(cur.s[j]), __half2float(cur.o[j]));
+      sc[j] = so.x;
+      of[j] = so.y;
+    }
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      const float2 xs = x_scales[(r * per + s) * W + lane];
+#pragma unroll
+      for (int j = 0; j < COLS; ++j) acc[r][j] = fmaf(sc[j], (float)dot[r][j] * xs.x, fmaf(of[j], xs.y, acc[r][j]));
+    }
+  };
+
+  // A tile's sums: the transposing butterfly, then each lane writes the sums
+  // it ended with (to y, or to this slice's partial sums).
+  float* partials = ws + ((tiles + 63) / 64) * 64;
+  float* out = gridDim.y > 1 ? partials + (kopt_u64)blockIdx.y * M * N : y;
+  auto finish_tile = [&](int tile) {
+    float v[V];
+#pragma unroll
+    for (int r = 0; r < MR; ++r)
+#pragma unroll
+      for (int j = 0; j < COLS; ++j) {
+        v[r * COLS + j] = acc[r][j];
+        acc[r][j] = 0.f;
+      }
+    int first = 0;  // index of the first value this lane holds
+    klanes_fold<1>(v, lane, first);
+    constexpr int HELD = V >= W ? V / W : 1;
+    const bool writer = V >= W || (lane & (W / V - 1)) == 0;
+    if (!writer) return;
+#pragma unroll
+    for (int i = 0; i < HELD; ++i) {
+      const int r = (first + i) / COLS, n = column(tile, (first + i) % COLS);
+      if (r < M && n < N) out[(kopt_u64)r * N + n] = v[i];
+    }
+  };
+
+  for (int u0 = 0; u0 < units; u0 += DEPTH) {
+#pragma unroll
+    for (int d = 0; d < DEPTH; ++d) {
+      const int u = u0 + d;
+      if (u < units) {
+        consume(st[d], u);
+        if (u + DEPTH < units) load(st[d], u + DEPTH);
+        if ((u + 1) % nsteps == 0) finish_tile(t_begin + u / nsteps);
+      }
+    }
+  }
+  if (gridDim.y == 1) return;
+
+  // Slices of K: the last block of this column range to finish (a ticket per
+  // range, rearmed for the next call) adds the slices in order (deterministic).
+  __shared__ int klanes_last;
+  int* tickets = reinterpret_cast<int*>(ws);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    klanes_last = atomicAdd(&tickets[blockIdx.x], 1) == (int)gridDim.y - 1;
+    if (klanes_last) tickets[blockIdx.x] = 0;
+  }
+  __syncthreads();
+  if (!klanes_last) return;
+  __threadfence();
+  const volatile float* parts = partials;  // written by other blocks: not from L1
+  const int n_begin = t_begin * WARPS * COLS, n_end = min(N, t_end * WARPS * COLS);
+  for (int i = threadIdx.x; i < M * (n_end - n_begin); i += WARPS * W) {
+    const int r = i / (n_end - n_begin), n = n_begin + i % (n_end - n_begin);
+    float sum = 0.f;
+    for (int s = 0; s < used_slices; ++s) sum += parts[((kopt_u64)s * M + r) * N + n];
+    y[(kopt_u64)r * N + n] = sum;
+  }
+}
