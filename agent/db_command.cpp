@@ -7,7 +7,9 @@
 
 #include "agent/candidate_text.h"
 #include "agent/commands.h"
+#include "agent/loop.h"
 #include "agent/table.h"
+#include "agent/timeline.h"
 #include "db/database.h"
 #include "sandbox/candidate.h"
 #include "sandbox/evaluation.h"
@@ -272,11 +274,18 @@ int run_db(const DbCommand& cmd) {
   if (cmd.action == "show" && need(1)) return db_show(*db, cmd.ids[0], cmd.full);
   if (cmd.action == "lineage" && need(1)) return db_lineage(*db, cmd.ids[0]);
   if (cmd.action == "diff" && need(2)) return db_diff(*db, cmd.ids[0], cmd.ids[1]);
+  if (cmd.action == "timeline" && need(1)) {
+    Timeline t;
+    if (!(s = build_timeline(*db, cmd.ids[0], &t)).ok())
+      return command_error("db", s.message(), kExitUsage);
+    fmt::print("{}", format_timeline(t, {1, 2, 4, 8, 16, 64}, LoopOptions().batch));
+    return kExitOk;
+  }
   return command_error(
       "db",
       "usage: kopt db runs | list [--run ID] | show ID | best [--shape S [--problem P]] | "
       "lineage ID | "
-      "diff A B | failures [--run ID]",
+      "diff A B | failures [--run ID] | timeline RUN",
       kExitUsage);
 }
 

@@ -1,5 +1,5 @@
 // `kopt db`: the database browser (runs, candidates, best, lineage, diffs,
-// failures), printed for people: tables sized to their contents.
+// failures, a run's timeline), printed for people: tables sized to their contents.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@ class Database;
 
 struct DbCommand {
   std::string db_path = "kopt.db";
-  std::string action;  // runs | list | show | best | lineage | diff | failures
+  std::string action;  // runs | list | show | best | lineage | diff | failures | timeline
   std::vector<int64_t> ids;
   std::string problem;  // of --shape (empty: the default problem)
   std::string shape;

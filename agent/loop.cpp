@@ -305,6 +305,18 @@ Status OptimizationLoop::profile(const CandidateRecord& c) {
   return db_->add_profile(&p);
 }
 
+Status OptimizationLoop::stage_done(int64_t run_id, const char* stage, Clock::time_point began,
+                                    int64_t requests) {
+  RunStageRecord r;
+  r.run_id = run_id;
+  r.generation = generations_;
+  r.stage = stage;
+  r.started_s = std::chrono::duration<double>(began - run_started_).count();
+  r.seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  r.requests = requests;
+  return db_->add_run_stage(r);
+}
+
 Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c, bool* led) {
   std::vector<bool> leads;
   KOPT_RETURN_IF_ERROR(evaluate_batch(run, {c}, &leads));
@@ -331,8 +343,12 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     req.trials = options_.trials;
     requests.push_back(req);
   }
+  const auto evaluate_began = Clock::now();
   const std::vector<EvalResult> results =
       requests.empty() ? std::vector<EvalResult>() : evaluator_->evaluate_many(requests);
+  if (!requests.empty())
+    KOPT_RETURN_IF_ERROR(
+        stage_done(run->id, "evaluate", evaluate_began, static_cast<int64_t>(requests.size())));
   for (const EvalResult& r : results)
     if (r.verdict == Verdict::kNoDevice) {
       stop_reason_ = "no device: " + r.message;
@@ -373,7 +389,10 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
       again_requests.push_back(requests[r]);
       again_requests.back().seed = measure_rng_.next();
     }
+    const auto remeasure_began = Clock::now();
     std::vector<EvalResult> measured = evaluator_->evaluate_many(again_requests);
+    KOPT_RETURN_IF_ERROR(stage_done(run->id, "re-measure", remeasure_began,
+                                    static_cast<int64_t>(again_requests.size())));
     for (size_t k = 0; k < these.size(); ++k) {
       const EvalResult& second = measured[k];
       const double slower =
@@ -418,7 +437,11 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
             second.message);
         e = to_evaluation_record(second, c->id, run->id, c->key);
         (*led)[i] = leader == r;
-        if (leader == r && profiler_) KOPT_RETURN_IF_ERROR(profile(*c));
+        if (leader == r && profiler_) {
+          const auto profile_began = Clock::now();
+          KOPT_RETURN_IF_ERROR(profile(*c));
+          KOPT_RETURN_IF_ERROR(stage_done(run->id, "profile", profile_began, 0));
+        }
       }
     }
     KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));
@@ -505,6 +528,7 @@ Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Pr
 }
 
 Status OptimizationLoop::run(RunRecord* run) {
+  run_started_ = Clock::now();
   Shape shape;
   KOPT_RETURN_IF_ERROR(parse_shape_key(run->shape, &shape));
   shape_ = shape;
@@ -622,6 +646,7 @@ Status OptimizationLoop::run(RunRecord* run) {
       WeightedProposer* picked;
     };
     std::vector<Planned> planned;
+    const auto propose_began = Clock::now();
     const int batch_size = std::max(options_.batch, evaluator_->parallelism());
     auto budget_left = [&] {
       return run->budget_candidates - evaluated_ - static_cast<int64_t>(planned.size());
@@ -712,6 +737,8 @@ Status OptimizationLoop::run(RunRecord* run) {
       }
       if (recorded) planned.push_back(std::move(p));
     }
+    KOPT_RETURN_IF_ERROR(
+        stage_done(run->id, "propose", propose_began, static_cast<int64_t>(planned.size())));
     std::vector<CandidateRecord*> batch;
     for (auto& p : planned) batch.push_back(&p.candidate);
     std::vector<bool> led;
@@ -742,7 +769,10 @@ Status OptimizationLoop::run(RunRecord* run) {
         Proposal fixed;
         ProposalFailure repair_failure;
         Proposer& proposer = *p.picked->proposer;
-        if (!proposer.repair(ctx, proposal, what, &fixed, &repair_failure)) {
+        const auto repair_began = Clock::now();
+        const bool repaired_ok = proposer.repair(ctx, proposal, what, &fixed, &repair_failure);
+        KOPT_RETURN_IF_ERROR(stage_done(run->id, "propose-repair", repair_began, 0));
+        if (!repaired_ok) {
           if (!repair_failure.kind.empty()) {
             run->tokens_used += repair_failure.tokens;
             run->cost += repair_failure.cost;

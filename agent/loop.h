@@ -4,6 +4,7 @@
 // so a killed run resumes where it stopped.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -172,6 +173,12 @@ class OptimizationLoop {
   std::map<std::string, int64_t> seen_code_;
   int64_t evaluated_ = 0;
   int64_t generations_ = 0;
+  // The run's timeline: when this process started the run, and a stage of
+  // the orchestrator recorded from `began` to now (`requests` sent to the
+  // workers at once; 0 for work of the orchestrator alone).
+  std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
+  Status stage_done(int64_t run_id, const char* stage, std::chrono::steady_clock::time_point began,
+                    int64_t requests);
   std::string stop_reason_;
   std::string last_line_;
   std::function<Status()> after_record_;  // progress after each record, while a run runs

@@ -200,9 +200,9 @@ int main(int argc, char** argv) {
   auto* db_cmd = app.add_subcommand("db", "Browse the candidate database");
   db_cmd
       ->add_option("action", dbc.action,
-                   "runs | list | show ID | best | lineage ID | diff A B | failures")
+                   "runs | list | show ID | best | lineage ID | diff A B | failures | timeline RUN")
       ->required();
-  db_cmd->add_option("ids", dbc.ids, "candidate id(s)");
+  db_cmd->add_option("ids", dbc.ids, "candidate id(s), or the run of timeline");
   db_cmd->add_option("--db", dbc.db_path, "database file")->default_val("kopt.db");
   db_cmd->add_option("--shape", dbc.shape, "best: only this shape");
   db_cmd->add_option("--run", dbc.run, "list, failures: only this run");

@@ -175,6 +175,19 @@ CREATE INDEX evaluations_lookup ON evaluations(candidate_key, shape, device);
 CREATE INDEX evaluations_best ON evaluations(shape, verdict, median_us);
 CREATE INDEX evaluations_candidate ON evaluations(candidate_id);
 )sql",
+    // 4 -> 5: the orchestrator's own stages of a run (proposing, the
+    // evaluation rounds, re-measurement, profiling...), for its timeline.
+    R"sql(
+CREATE TABLE run_stages(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  generation INTEGER NOT NULL,
+  stage TEXT NOT NULL,
+  started_s REAL NOT NULL,
+  seconds REAL NOT NULL,
+  requests INTEGER NOT NULL);
+CREATE INDEX run_stages_run ON run_stages(run_id);
+)sql",
 };
 
 // A prepared statement with positional binding; finalised on scope exit.
@@ -688,6 +701,33 @@ Status Database::add_profile(ProfileRecord* p) {
       .bind(p->created_at);
   KOPT_RETURN_IF_ERROR(s.done());
   p->id = sqlite3_last_insert_rowid(db_);
+  return Status();
+}
+
+Status Database::add_run_stage(const RunStageRecord& r) {
+  Statement s(db_,
+              "INSERT INTO run_stages(run_id, generation, stage, started_s, seconds, requests) "
+              "VALUES(?,?,?,?,?,?)");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(r.run_id)
+      .bind(r.generation)
+      .bind(r.stage)
+      .bind(r.started_s)
+      .bind(r.seconds)
+      .bind(r.requests);
+  return s.done();
+}
+
+Status Database::run_stages(int64_t run_id, std::vector<RunStageRecord>* out) {
+  out->clear();
+  Statement s(db_,
+              "SELECT run_id, generation, stage, started_s, seconds, requests FROM run_stages "
+              "WHERE run_id=? ORDER BY id");
+  KOPT_RETURN_IF_ERROR(s.prepared());
+  s.bind(run_id);
+  while (s.step() == SQLITE_ROW)
+    out->push_back(
+        RunStageRecord{s.integer(0), s.integer(1), s.text(2), s.real(3), s.real(4), s.integer(5)});
   return Status();
 }
 

@@ -19,7 +19,7 @@ struct sqlite3;
 
 namespace kopt {
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 struct RunRecord {
   int64_t id = 0;
@@ -86,6 +86,17 @@ struct ProfileRecord {
   std::string shape, device, tool, status, summary, json, created_at;
 };
 
+// One stage of the orchestrator in a run: proposing a generation, an
+// evaluation round on the workers (`requests` sent at once), re-measuring,
+// profiling, a repair turn. Seconds since the run (this process) started.
+struct RunStageRecord {
+  int64_t run_id = 0;
+  int64_t generation = 0;
+  std::string stage;
+  double started_s = 0, seconds = 0;
+  int64_t requests = 0;
+};
+
 struct AttemptRecord {
   int64_t id = 0;
   int64_t run_id = 0;
@@ -133,6 +144,8 @@ class Database {
   Status add_attempt(AttemptRecord* a);
   Status add_profile(ProfileRecord* p);
   Status profiles_of(int64_t candidate_id, std::vector<ProfileRecord>* out);
+  Status add_run_stage(const RunStageRecord& r);
+  Status run_stages(int64_t run_id, std::vector<RunStageRecord>* out);
 
   // Fastest verified candidates: per shape (shape empty: every shape), best
   // first. Kernels that spill on the measuring GPU, or that the gfx906 check

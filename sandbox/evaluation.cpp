@@ -208,6 +208,14 @@ json to_json(const EvalResult& r) {
   json targets = json::object();
   for (const auto& [name, t] : r.targets) targets[name] = to_json(t);
   j["targets"] = targets;
+  if (r.worker >= 0 || r.seconds > 0) {
+    json stages = json::array();
+    for (const auto& st : r.stage_seconds) stages.push_back({st.stage, st.seconds});
+    j["timeline"] = {{"worker", r.worker},
+                     {"started_s", r.started_s},
+                     {"seconds", r.seconds},
+                     {"stages", stages}};
+  }
   return j;
 }
 
@@ -252,6 +260,16 @@ EvalResult eval_result_from_json(const json& j) {
       r.targets[kOfflineTarget] = target_resources_from_json(j["amd"]);
   }
   r.compile_flags = get_or<std::string>(j, "compile_flags", "");
+  if (j.contains("timeline") && j["timeline"].is_object()) {
+    const json& t = j["timeline"];
+    r.worker = get_or(t, "worker", -1);
+    r.started_s = get_or(t, "started_s", 0.0);
+    r.seconds = get_or(t, "seconds", 0.0);
+    if (t.contains("stages") && t["stages"].is_array())
+      for (const json& st : t["stages"])
+        if (st.is_array() && st.size() == 2 && st[0].is_string() && st[1].is_number())
+          r.stage_seconds.push_back({st[0].get<std::string>(), st[1].get<double>()});
+  }
   return r;
 }
 

@@ -111,6 +111,17 @@ struct EvalResult {
   std::map<std::string, TargetResources> targets;
   DeviceInfo device;
   std::string compile_flags;
+  // Where the time went, as the orchestrator saw it: the worker that ran it
+  // (its index in the run's pool; -1 when unknown), when it started (seconds
+  // since the pool was created) and how long it took, and each stage the
+  // worker reported ("start" until its first report) with its seconds.
+  struct StageTime {
+    std::string stage;
+    double seconds = 0;
+  };
+  int worker = -1;
+  double started_s = 0, seconds = 0;
+  std::vector<StageTime> stage_seconds;
   bool ok() const { return verdict == Verdict::kOk; }
 };
 

@@ -116,6 +116,15 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
   }
   const int id = request.value("id", 0);
   auto deadline = Clock::now() + std::chrono::duration<double>(limit_for(ex.stage));
+  // Each stage's seconds, closed when the next begins (the last one by the
+  // caller, which knows when the exchange ended).
+  auto stage_began = Clock::now();
+  ex.stages.push_back({"start", 0});
+  auto close_stage = [&] {
+    ex.stages.back().seconds = std::chrono::duration<double>(Clock::now() - stage_began).count();
+    stage_began = Clock::now();
+  };
+
   char buf[65536];
   bool output_open = true;
   for (;;) {
@@ -179,6 +188,8 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
         const std::string kind = event["event"];
         if (kind == "stage" && get_or(event, "id", -1) == id) {
           ex.stage = get_or(event, "stage", std::string());
+          close_stage();
+          ex.stages.push_back({ex.stage, 0});
           deadline = Clock::now() + std::chrono::duration<double>(limit_for(ex.stage));
         } else if (kind == final_event && get_or(event, "id", -1) == id) {
           ex.outcome = Outcome::kReply;
@@ -206,7 +217,12 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
 EvalResult WorkerClient::evaluate(const EvalRequest& request) {
   json msg = to_json(request);
   msg["id"] = next_id_++;
+  const auto began = Clock::now();
   Exchange ex = exchange(msg, "result");
+  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  double closed = 0;
+  for (size_t i = 0; i + 1 < ex.stages.size(); ++i) closed += ex.stages[i].seconds;
+  if (!ex.stages.empty()) ex.stages.back().seconds = std::max(0.0, seconds - closed);
   EvalResult r;
   if (ex.outcome == Outcome::kReply) {
     r = eval_result_from_json(get_or(ex.reply, "result", json()));
@@ -236,6 +252,8 @@ EvalResult WorkerClient::evaluate(const EvalRequest& request) {
       r.message += " (the candidate's kernel crashed the worker)";
   }
   r.shape = request.shape.key();
+  r.seconds = seconds;
+  r.stage_seconds = std::move(ex.stages);
   if (!ex.output.empty()) {
     std::string out =
         ex.output.size() >= limits_.output_cap ? ex.output + "\n[output truncated]" : ex.output;

@@ -46,7 +46,9 @@ class WorkerClient {
   struct Exchange {
     Outcome outcome = Outcome::kCrash;
     nlohmann::json reply;
-    std::string stage;   // the last stage the worker reported
+    std::string stage;  // the last stage the worker reported
+    // Each stage with its seconds, in order ("start" until the first report).
+    std::vector<EvalResult::StageTime> stages;
     std::string detail;  // why it failed
     std::string output;  // what the worker printed (capped)
   };

@@ -1,6 +1,7 @@
 #include "sandbox/worker_pool.h"
 
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <thread>
 
@@ -38,8 +39,12 @@ std::vector<EvalResult> WorkerPool::evaluate_all(const std::vector<EvalRequest>&
   const size_t workers = std::min(sandboxes_.size(), requests.size());
   for (size_t w = 0; w < workers; ++w)
     threads.emplace_back([&, w] {
-      for (size_t i = next++; i < requests.size(); i = next++)
+      for (size_t i = next++; i < requests.size(); i = next++) {
+        const double started = since_created();
         results[i] = sandboxes_[w]->evaluate(requests[i]);
+        results[i].worker = static_cast<int>(w);
+        results[i].started_s = started;
+      }
     });
   for (auto& t : threads) t.join();
   return results;
@@ -47,7 +52,15 @@ std::vector<EvalResult> WorkerPool::evaluate_all(const std::vector<EvalRequest>&
 
 EvalResult WorkerPool::evaluate(const EvalRequest& request) {
   const size_t w = next_single_++ % sandboxes_.size();
-  return sandboxes_[w]->evaluate(request);
+  const double started = since_created();
+  EvalResult r = sandboxes_[w]->evaluate(request);
+  r.worker = static_cast<int>(w);
+  r.started_s = started;
+  return r;
+}
+
+double WorkerPool::since_created() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - created_).count();
 }
 
 std::vector<std::vector<std::string>> per_gpu_worker_commands(

@@ -4,6 +4,7 @@
 // request order, for the caller to record.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,9 +25,13 @@ class WorkerPool {
   std::vector<EvalResult> evaluate_all(const std::vector<EvalRequest>& requests);
   EvalResult evaluate(const EvalRequest& request);
 
+  // Results carry the worker that ran them and when it started (seconds
+  // since the pool was created): the run's timeline.
  private:
+  double since_created() const;
   std::vector<std::unique_ptr<Sandbox>> sandboxes_;
   size_t next_single_ = 0;  // evaluate() takes the workers in turn
+  std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
 };
 
 // The worker commands for `kopt run --gpus`: one worker per listed GPU,

@@ -78,10 +78,10 @@ answers["05-llama3-cpp-fence"] = "Sure! Here's the improved kernel:\n\n```cpp\n"
 # parent from the prompt it receives, as the model copies it.
 answers["06-qwen-no-contract"] = (
     "```hip\n{{PARENT_BODY}}```\nI load more of x per thread in the prologue.")
-# SEARCH/REPLACE, exact (lines present in both dot and gen, whichever is the parent).
+# SEARCH/REPLACE, exact: the parent's own XLOADS line (the server fills it
+# in from the prompt: the parent is whichever the run picked).
 answers["07-search-replace-exact"] = (
-    "<<<<<<< SEARCH\n#define XLOADS 4\n=======\n#define XLOADS 2\n>>>>>>> REPLACE\n"
-    "Fewer x loads per thread: less register pressure in the prologue.")
+    "{{PARENT_EXACT_EDIT}}Fewer x loads per thread: less register pressure in the prologue.")
 # SEARCH/REPLACE with the indentation drifted (two spaces instead of four).
 answers["08-search-replace-indent-drift"] = (
     "<<<<<<< SEARCH\n  lo = kopt_dot4_u8(pj[0], even, lo);\n  lo = kopt_dot4_u8(pj[1], odd, lo);\n"

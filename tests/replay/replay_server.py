@@ -36,9 +36,9 @@ class Handler(BaseHTTPRequestHandler):
         i = len(answers) if follow_up else state["next"]
         state["next"] += 0 if follow_up else 1
         text = answers[i] if i < len(answers) else "I have no fix for this."
-        if "{{PARENT" in text:
-            prompt = body["messages"][-1]["content"]
-            parent = prompt.split("# The parent to improve", 1)[1].split("```hip\n", 1)[1]
+        prompt = body["messages"][-1]["content"]
+        if "{{PARENT" in text and "# The parent to improve" in prompt:
+            parent = prompt.split("# The parent to improve", 1)[1].split("```hip\n", 1)[-1]
             text = answer_fill.fill_from_parent(text, parent.split("\n```", 1)[0])
         message = {"role": "assistant", "content": text}
         finish = "stop"
