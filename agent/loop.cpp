@@ -317,13 +317,6 @@ Status OptimizationLoop::stage_done(int64_t run_id, const char* stage, Clock::ti
   return db_->add_run_stage(r);
 }
 
-Status OptimizationLoop::evaluate_and_record(RunRecord* run, CandidateRecord* c, bool* led) {
-  std::vector<bool> leads;
-  KOPT_RETURN_IF_ERROR(evaluate_batch(run, {c}, &leads));
-  *led = leads[0];
-  return Status();
-}
-
 Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,
                                         std::vector<bool>* led) {
   led->assign(batch.size(), false);
@@ -515,16 +508,6 @@ void OptimizationLoop::credit(WeightedProposer* picked, const Proposal& proposal
   ++picked->proposals;
   picked->improvements += led ? 1 : 0;
   picked->spent += proposal.cost > 0 ? proposal.cost : proposal.tokens / 1e6;
-}
-
-Status OptimizationLoop::consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
-                                  WeightedProposer* picked, CandidateRecord* out, bool* evaluated) {
-  KOPT_RETURN_IF_ERROR(record_candidate(run, ctx, proposal, picked, out, evaluated));
-  if (!*evaluated) return Status();
-  bool led = false;
-  KOPT_RETURN_IF_ERROR(evaluate_and_record(run, out, &led));
-  credit(picked, proposal, led);
-  return Status();
 }
 
 Status OptimizationLoop::run(RunRecord* run) {
@@ -751,14 +734,25 @@ Status OptimizationLoop::run(RunRecord* run) {
     produced += static_cast<int>(planned.size());
     // One repair turn for a model candidate that failed (compile error,
     // rejected, wrong result): the failure goes back to the same model, and
-    // its answer is a new candidate, counted in the budget.
-    for (auto& p : planned) {
-      CandidateRecord c = p.candidate;
-      Proposal proposal = p.proposal;
-      for (int turn = 0; turn < options_.repair_turns && !out_of_budget(); ++turn) {
+    // its answer is a new candidate, counted in the budget. A turn's repairs
+    // are evaluated together, one per worker, like a generation.
+    struct Repairing {
+      CandidateRecord failed;
+      Proposal proposal;
+      WeightedProposer* picked;
+    };
+    std::vector<Repairing> repairing;
+    for (auto& p : planned) repairing.push_back({p.candidate, p.proposal, p.picked});
+    for (int turn = 0; turn < options_.repair_turns && !repairing.empty() && !out_of_budget();
+         ++turn) {
+      std::vector<Repairing> answered;  // the repaired candidates, recorded
+      for (Repairing& r : repairing) {
+        if (out_of_budget() ||
+            run->budget_candidates - evaluated_ - static_cast<int64_t>(answered.size()) <= 0)
+          break;
         std::vector<EvaluationRecord> e;
-        KOPT_RETURN_IF_ERROR(db_->evaluations_of(c.id, &e));
-        if (e.empty() || !repairable(e.back().verdict)) break;
+        KOPT_RETURN_IF_ERROR(db_->evaluations_of(r.failed.id, &e));
+        if (e.empty() || !repairable(e.back().verdict)) continue;
         const EvaluationRecord& f = e.back();
         std::string what = fmt::format("Your kernel was evaluated and failed:\n{} at stage {}: {}",
                                        f.verdict, f.stage, f.message);
@@ -768,9 +762,9 @@ Status OptimizationLoop::run(RunRecord* run) {
         if (!f.log.empty()) what += "\nlog:\n" + f.log.substr(0, 3000);
         Proposal fixed;
         ProposalFailure repair_failure;
-        Proposer& proposer = *p.picked->proposer;
+        Proposer& proposer = *r.picked->proposer;
         const auto repair_began = Clock::now();
-        const bool repaired_ok = proposer.repair(ctx, proposal, what, &fixed, &repair_failure);
+        const bool repaired_ok = proposer.repair(ctx, r.proposal, what, &fixed, &repair_failure);
         KOPT_RETURN_IF_ERROR(stage_done(run->id, "propose-repair", repair_began, 0));
         if (!repaired_ok) {
           if (!repair_failure.kind.empty()) {
@@ -780,23 +774,33 @@ Status OptimizationLoop::run(RunRecord* run) {
                 *run, proposer, "repair:" + repair_failure.kind, repair_failure.message,
                 repair_failure.prompt, repair_failure.answer));
           }
-          break;
+          continue;
         }
         run->tokens_used += fixed.tokens;
         run->cost += fixed.cost;
-        fixed.parents.insert(fixed.parents.begin(), c.id);  // the failed kernel, then its parent
-        proposal = fixed;
-        CandidateRecord repaired;
-        bool evaluated = false;
-        Status considered = consider(run, ctx, proposal, p.picked, &repaired, &evaluated);
+        fixed.parents.insert(fixed.parents.begin(),
+                             r.failed.id);  // the failed kernel, then its parent
+        Repairing next{CandidateRecord(), fixed, r.picked};
+        bool recorded = false;
+        Status considered =
+            record_candidate(run, ctx, next.proposal, r.picked, &next.failed, &recorded);
         if (!considered.ok()) {
           finish("failed");
           return considered;
         }
-        if (!evaluated) break;  // (a record reports progress itself)
-        ++produced;
-        c = repaired;
+        if (recorded) answered.push_back(std::move(next));  // (a record reports progress itself)
       }
+      std::vector<CandidateRecord*> repaired;
+      for (auto& r : answered) repaired.push_back(&r.failed);
+      std::vector<bool> repaired_led;
+      if (Status s = evaluate_batch(run, repaired, &repaired_led); !s.ok()) {
+        finish("failed");
+        return s;
+      }
+      for (size_t i = 0; i < answered.size(); ++i)
+        credit(answered[i].picked, answered[i].proposal, repaired_led[i]);
+      produced += static_cast<int>(answered.size());
+      repairing = std::move(answered);
     }
     // Nothing new for several generations (every proposer failed or the
     // parameter space is covered): stop rather than spin.

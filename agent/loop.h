@@ -131,8 +131,6 @@ class OptimizationLoop {
   // The candidates a new run for `shape` transfers from other shapes
   // (LoopOptions::transfers), nearest first.
   Status transfer_points(const Shape& shape, std::vector<BestRow>* out);
-  // evaluate_batch for one candidate; `led`: it became the new best.
-  Status evaluate_and_record(RunRecord* run, CandidateRecord* candidate, bool* led);
   // Evaluates the candidates together and records each result in order;
   // `led` says which became the new best.
   Status evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,
@@ -147,9 +145,6 @@ class OptimizationLoop {
   // "duplicate" then); `recorded` says which.
   Status record_candidate(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
                           WeightedProposer* picked, CandidateRecord* out, bool* recorded);
-  // record_candidate, then evaluates it at once; `evaluated` says whether.
-  Status consider(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,
-                  WeightedProposer* picked, CandidateRecord* out, bool* evaluated);
   Status gather_context(const RunRecord& run, ProposalContext* ctx);
   Proposer* pick_proposer();
 

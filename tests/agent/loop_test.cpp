@@ -241,6 +241,51 @@ TEST(LoopTest, AFailedModelKernelGetsOneRepairTurn) {
   EXPECT_NE(best[0].candidate.prompt.find("[repair turn]"), std::string::npos);
 }
 
+// A generation's failed model kernels get their repair turns, and the
+// repaired kernels are evaluated together (one per worker), not one by one
+// while the other workers wait.
+class RecordsBatches : public test::FakeEvaluator {
+ public:
+  std::vector<size_t> batches;
+  std::vector<EvalResult> evaluate_many(const std::vector<EvalRequest>& requests) override {
+    batches.push_back(requests.size());
+    return Evaluator::evaluate_many(requests);
+  }
+  int parallelism() const override { return 2; }
+};
+
+TEST(LoopTest, AGenerationsRepairsAreEvaluatedTogether) {
+  const std::string naive = find_seed(test::w4a16_problem(), "naive")->source;
+  auto variant = [&](const std::string& marker, int n) {
+    return naive + "\n// " + marker + "\nKOPT_INLINE int marker_" + std::to_string(n) +
+           "() { return " + std::to_string(n) + "; }\n";
+  };
+  test::ReplayServer server({
+      {200, test::chat_body("```hip\n" + variant("BROKEN_KERNEL", 1) + "```\n")},
+      {200, test::chat_body("```hip\n" + variant("BROKEN_KERNEL", 2) + "```\n")},
+      {200, test::chat_body("Fixed.\n```hip\n" + variant("FAST_KERNEL", 3) + "```\n")},
+      {200, test::chat_body("Fixed.\n```hip\n" + variant("FAST_KERNEL", 4) + "```\n")},
+  });
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("repairs-together"), &db).ok());
+  RecordsBatches eval;
+  LoopOptions o;
+  o.budget = static_cast<int64_t>(test::w4a16_problem().seeds().size()) + 4;
+  o.batch = 2;
+  o.seed = 1;
+  OptimizationLoop loop(db.get(), &eval, replay_model(server), o);
+  int64_t run_id;
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
+  ASSERT_GE(server.request_count(), 4u);
+  // After the seeds (and their re-measurement): the two broken kernels
+  // together, then their two repairs together.
+  std::vector<size_t> pairs;
+  for (size_t i = 2; i < eval.batches.size(); ++i) pairs.push_back(eval.batches[i]);
+  ASSERT_GE(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0], 2u);
+  EXPECT_EQ(pairs[1], 2u) << "the repairs went to the workers one at a time";
+}
+
 // An answer that could not be read goes back to the model once, with the
 // reason and the forms an answer may take; the reply is a candidate.
 TEST(LoopTest, AnUnreadableAnswerGetsOneRepairTurn) {
