@@ -78,6 +78,42 @@ int run_bench(const BenchCommand& cmd) {
     c.seed = seed;
     columns.push_back(c);
   }
+  // --param: NAME=VALUE, VALUE a number or a shape variable, for the seeds
+  // that declare NAME (the others run at their defaults).
+  std::map<std::string, std::string> param_values;
+  for (const std::string& item : cmd.params) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      fmt::print(stderr,
+                 "kopt bench: --param takes NAME=VALUE (a number or a shape variable); got '{}' "
+                 "(kopt bench --help)\n",
+                 item);
+      return kExitUsage;
+    }
+    param_values[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  auto seed_params = [&](const Seed& seed, const Shape& shape,
+                         std::map<std::string, int64_t>* out) -> Status {
+    out->clear();
+    if (param_values.empty()) return Status();
+    Candidate c;
+    KOPT_RETURN_IF_ERROR(parse_candidate(seed.source, {}, &c));
+    for (const auto& [name, value] : param_values) {
+      if (!std::any_of(c.spec.params.begin(), c.spec.params.end(),
+                       [&](const TunableParam& p) { return p.name == name; }))
+        continue;
+      if (shape.vars.count(value)) {
+        (*out)[name] = shape.var(value);
+      } else if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
+                 value.size() < 18) {
+        (*out)[name] = std::stoll(value);
+      } else {
+        return Status::error("--param " + name + "=" + value +
+                             ": the value is neither a number nor a variable of " + shape.name());
+      }
+    }
+    return Status();
+  };
   if (!cmd.manifest.empty()) {
     BenchColumn c;
     c.name = "tuned";
@@ -140,6 +176,10 @@ int run_bench(const BenchCommand& cmd) {
         req.baseline = column.is_baseline ? kVendorBlasBaseline : kReadOnlyBaseline;
       } else if (column.seed) {
         req.source = column.seed->source;
+        if (Status ps = seed_params(*column.seed, shape, &req.params); !ps.ok()) {
+          fmt::print(stderr, "kopt bench: {} (kopt bench --help)\n", ps.message());
+          return kExitUsage;
+        }
       } else {
         auto t = column.tuned.find(shape.name());
         if (t == column.tuned.end()) {

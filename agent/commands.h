@@ -62,6 +62,9 @@ struct BenchCommand {
   // Add the read-only yardstick column (kReadOnlyBaseline): what reading the
   // shape's bytes costs under the same protocol, with launch and ramp.
   bool read_only = false;
+  // Parameter values for the seeds that declare them: a number, or the name
+  // of a shape variable ("MR=M": each batched shape's rows), "NAME=VALUE".
+  std::vector<std::string> params;
 };
 int run_bench(const BenchCommand& cmd);
 

@@ -607,6 +607,23 @@ Status OptimizationLoop::run(RunRecord* run) {
 
   int idle_generations = 0;
   bool exhausted = false;
+  int produced = 0;
+  // Recorded candidates with the proposal and proposer behind them.
+  struct Planned {
+    CandidateRecord candidate;
+    Proposal proposal;
+    WeightedProposer* picked;
+  };
+  // Evaluated together (one per worker), then each proposer credited.
+  auto evaluate_together = [&](std::vector<Planned>& items) {
+    std::vector<CandidateRecord*> batch;
+    for (auto& p : items) batch.push_back(&p.candidate);
+    std::vector<bool> led;
+    KOPT_RETURN_IF_ERROR(evaluate_batch(run, batch, &led));
+    for (size_t i = 0; i < items.size(); ++i) credit(items[i].picked, items[i].proposal, led[i]);
+    produced += static_cast<int>(items.size());
+    return Status();
+  };
   while (!out_of_budget()) {
     ProposalContext ctx;
     KOPT_RETURN_IF_ERROR(gather_context(*run, &ctx));
@@ -617,17 +634,12 @@ Status OptimizationLoop::run(RunRecord* run) {
         return Status::error("run " + std::to_string(run->id) + ": " + stop_reason_);
       }
     }
-    int produced = 0;
+    produced = 0;
     exhausted = false;
     // A generation's proposals are recorded first, then evaluated together
     // (one per worker at a time), then failed model kernels get their repair
     // turns. Recorded candidates count against the budget before they are
     // evaluated, and a killed run evaluates them on resume.
-    struct Planned {
-      CandidateRecord candidate;
-      Proposal proposal;
-      WeightedProposer* picked;
-    };
     std::vector<Planned> planned;
     const auto propose_began = Clock::now();
     const int batch_size = std::max(options_.batch, evaluator_->parallelism());
@@ -722,36 +734,24 @@ Status OptimizationLoop::run(RunRecord* run) {
     }
     KOPT_RETURN_IF_ERROR(
         stage_done(run->id, "propose", propose_began, static_cast<int64_t>(planned.size())));
-    std::vector<CandidateRecord*> batch;
-    for (auto& p : planned) batch.push_back(&p.candidate);
-    std::vector<bool> led;
-    if (Status s = evaluate_batch(run, batch, &led); !s.ok()) {
+    if (Status s = evaluate_together(planned); !s.ok()) {
       finish("failed");
       return s;
     }
-    for (size_t i = 0; i < planned.size(); ++i)
-      credit(planned[i].picked, planned[i].proposal, led[i]);
-    produced += static_cast<int>(planned.size());
     // One repair turn for a model candidate that failed (compile error,
     // rejected, wrong result): the failure goes back to the same model, and
     // its answer is a new candidate, counted in the budget. A turn's repairs
     // are evaluated together, one per worker, like a generation.
-    struct Repairing {
-      CandidateRecord failed;
-      Proposal proposal;
-      WeightedProposer* picked;
-    };
-    std::vector<Repairing> repairing;
-    for (auto& p : planned) repairing.push_back({p.candidate, p.proposal, p.picked});
+    std::vector<Planned> repairing = planned;
     for (int turn = 0; turn < options_.repair_turns && !repairing.empty() && !out_of_budget();
          ++turn) {
-      std::vector<Repairing> answered;  // the repaired candidates, recorded
-      for (Repairing& r : repairing) {
+      std::vector<Planned> answered;  // the repaired candidates, recorded
+      for (Planned& r : repairing) {
         if (out_of_budget() ||
             run->budget_candidates - evaluated_ - static_cast<int64_t>(answered.size()) <= 0)
           break;
         std::vector<EvaluationRecord> e;
-        KOPT_RETURN_IF_ERROR(db_->evaluations_of(r.failed.id, &e));
+        KOPT_RETURN_IF_ERROR(db_->evaluations_of(r.candidate.id, &e));
         if (e.empty() || !repairable(e.back().verdict)) continue;
         const EvaluationRecord& f = e.back();
         std::string what = fmt::format("Your kernel was evaluated and failed:\n{} at stage {}: {}",
@@ -778,28 +778,22 @@ Status OptimizationLoop::run(RunRecord* run) {
         }
         run->tokens_used += fixed.tokens;
         run->cost += fixed.cost;
-        fixed.parents.insert(fixed.parents.begin(),
-                             r.failed.id);  // the failed kernel, then its parent
-        Repairing next{CandidateRecord(), fixed, r.picked};
+        // The failed kernel, then its parent.
+        fixed.parents.insert(fixed.parents.begin(), r.candidate.id);
+        Planned next{CandidateRecord(), fixed, r.picked};
         bool recorded = false;
         Status considered =
-            record_candidate(run, ctx, next.proposal, r.picked, &next.failed, &recorded);
+            record_candidate(run, ctx, next.proposal, r.picked, &next.candidate, &recorded);
         if (!considered.ok()) {
           finish("failed");
           return considered;
         }
         if (recorded) answered.push_back(std::move(next));  // (a record reports progress itself)
       }
-      std::vector<CandidateRecord*> repaired;
-      for (auto& r : answered) repaired.push_back(&r.failed);
-      std::vector<bool> repaired_led;
-      if (Status s = evaluate_batch(run, repaired, &repaired_led); !s.ok()) {
+      if (Status s = evaluate_together(answered); !s.ok()) {
         finish("failed");
         return s;
       }
-      for (size_t i = 0; i < answered.size(); ++i)
-        credit(answered[i].picked, answered[i].proposal, repaired_led[i]);
-      produced += static_cast<int>(answered.size());
       repairing = std::move(answered);
     }
     // Nothing new for several generations (every proposer failed or the

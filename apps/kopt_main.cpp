@@ -116,6 +116,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   auto* bench_seed_opt =
       bench_cmd->add_option("--seed", bench_seed, "input seed (default: fresh each run)");
+  bench_cmd->add_option("--param", bench.params,
+                        "NAME=VALUE for the seeds that declare NAME: a number, or a shape "
+                        "variable (MR=M: a batched shape's rows); repeatable");
   bench_cmd->add_option("--json", bench.json_out, "write all results to this JSON file");
   bench_cmd->add_option("--markdown", bench.markdown_out, "write the table to this Markdown file");
   bench_cmd->add_option(

@@ -25,7 +25,11 @@ def main():
     bw = bench["device"]["read_bandwidth_gbps"]
     best, blas, read_only, order, inexact = {}, {}, {}, [], set()
     for r in bench["results"]:
-        shape = r["shape"].split(":")[-1]  # kopt's "problem:KxN"; the peers name KxN
+        # kopt's "problem:KxN" (or "w4a16_batch:MxKxN", one M per file); the
+        # peers name KxN.
+        shape = r["shape"].split(":")[-1]
+        if shape.split("/")[0].count("x") == 2:
+            shape = shape.split("x", 1)[1]
         if shape not in order:
             order.append(shape)
         if r.get("verdict") != "ok" or "timing" not in r:

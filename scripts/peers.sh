@@ -2,21 +2,32 @@
 # kopt and its peers in one session on one GPU: `kopt bench` (seeds, the
 # exported kernels of kernels/generated, the vendor BLAS baseline), then
 # PyTorch's cuBLAS fp16 and int4 kernels (bench/torch_peers.py), merged into
-# one table with the read-only yardstick. Usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]   (default: build)
+# one table with the read-only yardstick. With ROWS > 1, the decode batch:
+# the batched problem's contest suite at M = ROWS (the klanes seed at that
+# row capacity, the library's batched kernel) against PyTorch at the same M.
+# Usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR [ROWS]]   (default: build, 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR]}
+out=${1:?usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR [ROWS]]}
 bin=${2:-build}
+rows=${3:-1}
 mkdir -p "$out"
-# KOPT_BENCH_SEEDS (e.g. gen,dot,splitk) limits the seed columns.
-"$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines --read-only \
-  ${KOPT_BENCH_SEEDS:+--seeds "$KOPT_BENCH_SEEDS"} \
-  --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt" ||
-  echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
-python3 bench/torch_peers.py "$out/torch-peers.json" | tee "$out/torch-peers.txt"
+if [ "$rows" -gt 1 ]; then
+  "$bin/kopt" bench --problem w4a16_batch --suite "contest-m$rows" --seeds klanes --param MR=M \
+    --read-only --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" |
+    tee "$out/kopt-bench.txt" ||
+    echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
+else
+  # KOPT_BENCH_SEEDS (e.g. gen,dot,splitk) limits the seed columns.
+  "$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines --read-only \
+    ${KOPT_BENCH_SEEDS:+--seeds "$KOPT_BENCH_SEEDS"} \
+    --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt" ||
+    echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
+fi
+python3 bench/torch_peers.py "$out/torch-peers.json" "$rows" | tee "$out/torch-peers.txt"
 python3 bench/compare_peers.py "$out/kopt-bench.json" "$out/torch-peers.json" "$out/peers.md"
 # The shipped library (when built) against the tuned column just measured.
 example=${KOPT_EXAMPLE:-$bin/kopt_w4a16_example}
-if [ -x "$example" ]; then
+if [ -x "$example" ] && [ "$rows" -eq 1 ]; then
   python3 bench/library_vs_bench.py "$out/kopt-bench.json" "$example" "$out/library-vs-bench.md"
 fi

@@ -229,6 +229,35 @@ TEST(CliTest, BenchReadOnlyColumn) {
       << o.output;
 }
 
+// --param sets a parameter of the seeds that declare it, to a number or to
+// a shape variable: klanes at its row capacity MR = M on every batched
+// shape; rows (no MR) at its defaults; a value that is neither, one line.
+TEST(CliTest, BenchParamTakesAShapeVariable) {
+  const std::string json = test::temp_path("bench-param.json");
+  Outcome o =
+      kopt_cli({"bench", "--problem", "w4a16_batch", "--shape", "8x512x256", "--shape", "2x512x256",
+                "--seeds", "klanes", "--seeds", "rows", "--param", "MR=M", "--json", json},
+               fake_worker());
+  ASSERT_EQ(o.code, 0) << o.output;
+  std::ifstream f(json);
+  const nlohmann::json results = nlohmann::json::parse(f, nullptr, false);
+  ASSERT_TRUE(results.is_object() || results.is_array()) << o.output;
+  const nlohmann::json& rows = results.is_object() ? results["results"] : results;
+  std::map<std::string, nlohmann::json> params;
+  for (const auto& r : rows)
+    params[r.value("column", std::string()) + " " + r.value("shape", std::string())] = r["params"];
+  EXPECT_EQ(params["klanes w4a16_batch:8x512x256"], (nlohmann::json{{"MR", 8}})) << rows.dump();
+  EXPECT_EQ(params["klanes w4a16_batch:2x512x256"], (nlohmann::json{{"MR", 2}}));
+  EXPECT_EQ(params["rows w4a16_batch:8x512x256"], nlohmann::json::object());
+  o = kopt_cli({"bench", "--problem", "w4a16_batch", "--shape", "8x512x256", "--seeds", "klanes",
+                "--param", "MR=Q"},
+               fake_worker());
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.output.find("kopt bench: --param MR=Q: the value is neither a number nor a variable"),
+            std::string::npos)
+      << o.output;
+}
+
 TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
   std::string why;
   if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";
