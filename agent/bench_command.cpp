@@ -99,8 +99,9 @@ int run_bench(const BenchCommand& cmd) {
     Candidate c;
     KOPT_RETURN_IF_ERROR(parse_candidate(seed.source, {}, &c));
     for (const auto& [name, value] : param_values) {
+      const std::string& wanted = name;  // (a lambda cannot capture a binding in C++17)
       if (!std::any_of(c.spec.params.begin(), c.spec.params.end(),
-                       [&](const TunableParam& p) { return p.name == name; }))
+                       [&](const TunableParam& p) { return p.name == wanted; }))
         continue;
       if (shape.vars.count(value)) {
         (*out)[name] = shape.var(value);
