@@ -90,14 +90,14 @@ namespace {
 // Which layout of the batched kernels (0: dot's and gen's packed layout, 1:
 // the canonical blob) the entry's weights are in, decided on the bytes: the
 // entry's own re-layout of `canonical` is compared with the batched kernels'
-// re-layout of it. -1 when neither (rows then run one by one).
-int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args,
+// re-layout of it. -1 when neither (rows then run one by one), or when no
+// bucket serves the shape (`rows`: the largest that does, 0: none).
+int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args, long long rows,
                       const unsigned char* canonical, hipStream_t stream,
                       unsigned char** expected) {
   *expected = nullptr;
-  const KoptBatchedKernel* k =
-      kopt_batched_kernel(kopt_batched_max_rows(args.K, args.G, args.warp), 0);
-  if (!k) return -1;
+  const KoptBatchedKernel* k = kopt_batched_kernel(rows, 0);
+  if (!k || rows == 0) return -1;
   if (!entry->has_relayout) return 1;
   const long long N = args.N, K = args.K, G = args.G;
   const long long pairs_bytes =
@@ -182,7 +182,8 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
   }
   auto* w = new kopt_w4a16_weights();
   unsigned char* expected = nullptr;
-  w->batched_layout = batched_layout_of(entry, args, blob, stream, &expected);
+  w->batched_rows = static_cast<int>(kopt_batched_max_rows(K, args.G, args.warp));
+  w->batched_layout = batched_layout_of(entry, args, w->batched_rows, blob, stream, &expected);
   const char* step = "";
   if ((e = kopt_weights_init(w, entry, args, kind, blob, stream, &step)) != hipSuccess) {
     if (expected) (void)hipFree(expected);
@@ -205,7 +206,6 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     return gpu_fail(e, "allocating the staging rows");
   }
   if (w->batched_layout >= 0) {
-    w->batched_rows = static_cast<int>(kopt_batched_max_rows(K, args.G, args.warp));
     const KoptBatchedKernel* k = kopt_batched_kernel(w->batched_rows, w->batched_layout);
     const size_t ws = static_cast<size_t>(
         kopt_batched_launch(k->params, w->batched_rows, K, N, args.warp, args.sms).workspace_bytes);

@@ -97,6 +97,15 @@ double WorkerClient::limit_for(const std::string& stage) const {
 
 WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::string& final_event) {
   Exchange ex;
+  // Each stage's seconds, closed when the next begins (the last one by the
+  // caller, which knows when the exchange ended). "start" holds starting
+  // the worker (after a crash: seconds) and sending the request.
+  auto stage_began = Clock::now();
+  ex.stages.push_back({"start", 0});
+  auto close_stage = [&] {
+    ex.stages.back().seconds = std::chrono::duration<double>(Clock::now() - stage_began).count();
+    stage_began = Clock::now();
+  };
   Status s = ensure_started();
   if (!s.ok()) {
     ex.outcome = Outcome::kStartFailed;
@@ -116,15 +125,6 @@ WorkerClient::Exchange WorkerClient::exchange(const json& request, const std::st
   }
   const int id = request.value("id", 0);
   auto deadline = Clock::now() + std::chrono::duration<double>(limit_for(ex.stage));
-  // Each stage's seconds, closed when the next begins (the last one by the
-  // caller, which knows when the exchange ended).
-  auto stage_began = Clock::now();
-  ex.stages.push_back({"start", 0});
-  auto close_stage = [&] {
-    ex.stages.back().seconds = std::chrono::duration<double>(Clock::now() - stage_began).count();
-    stage_began = Clock::now();
-  };
-
   char buf[65536];
   bool output_open = true;
   for (;;) {

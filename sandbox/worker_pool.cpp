@@ -39,28 +39,23 @@ std::vector<EvalResult> WorkerPool::evaluate_all(const std::vector<EvalRequest>&
   const size_t workers = std::min(sandboxes_.size(), requests.size());
   for (size_t w = 0; w < workers; ++w)
     threads.emplace_back([&, w] {
-      for (size_t i = next++; i < requests.size(); i = next++) {
-        const double started = since_created();
-        results[i] = sandboxes_[w]->evaluate(requests[i]);
-        results[i].worker = static_cast<int>(w);
-        results[i].started_s = started;
-      }
+      for (size_t i = next++; i < requests.size(); i = next++)
+        results[i] = evaluate_on(w, requests[i]);
     });
   for (auto& t : threads) t.join();
   return results;
 }
 
 EvalResult WorkerPool::evaluate(const EvalRequest& request) {
-  const size_t w = next_single_++ % sandboxes_.size();
-  const double started = since_created();
-  EvalResult r = sandboxes_[w]->evaluate(request);
-  r.worker = static_cast<int>(w);
-  r.started_s = started;
-  return r;
+  return evaluate_on(next_single_++ % sandboxes_.size(), request);
 }
 
-double WorkerPool::since_created() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - created_).count();
+EvalResult WorkerPool::evaluate_on(size_t w, const EvalRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  EvalResult r = sandboxes_[w]->evaluate(request);
+  r.worker = static_cast<int>(w);
+  r.started_s = std::chrono::duration<double>(started - created_).count();
+  return r;
 }
 
 std::vector<std::vector<std::string>> per_gpu_worker_commands(

@@ -28,7 +28,8 @@ class WorkerPool {
   // Results carry the worker that ran them and when it started (seconds
   // since the pool was created): the run's timeline.
  private:
-  double since_created() const;
+  // `request` on worker w, the result marked with the worker and its start.
+  EvalResult evaluate_on(size_t w, const EvalRequest& request);
   std::vector<std::unique_ptr<Sandbox>> sandboxes_;
   size_t next_single_ = 0;  // evaluate() takes the workers in turn
   std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
