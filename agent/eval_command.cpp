@@ -81,7 +81,7 @@ int run_profile(const EvalCommand& cmd, double time_limit_s) {
   int exit_code = kExitOk;
   for (const Shape& shape : shapes) {
     ProfileResult r;
-    Status s = chosen->profile(source, cmd.params, shape, &r);
+    Status s = chosen->profile(source, cmd.params, shape, /*gpu=*/-1, &r);
     if (!s.ok()) {
       fmt::print("shape {}: not profiled: {}\n", shape.name(), s.message());
       exit_code = kExitRejected;

@@ -411,8 +411,10 @@ Status OptimizationLoop::run(RunRecord* run) {
     return false;
   };
   auto finish = [&](const std::string& status) {
+    const Status profiled = collect_profile(run->id, /*wait=*/true);
     run->status = status;
-    return report();
+    const Status reported = report();
+    return profiled.ok() ? reported : profiled;
   };
 
   // Each record reports progress (and saves the run's counters).

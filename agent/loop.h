@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,8 +34,20 @@ class Evaluator {
     for (const auto& r : requests) results.push_back(evaluate(r));
     return results;
   }
+  // Streaming, as WorkerPool::evaluate_stream: a free worker takes the next
+  // request, a result may bring more, a worker in `lent` waits until its
+  // GPU is back. This default (one worker, or fakes that count rounds)
+  // waits for every lent worker, then runs rounds of parallelism()
+  // requests through evaluate_many.
+  using NextRequest = std::function<bool(EvalRequest*, size_t*)>;
+  using RequestDone = std::function<void(size_t, EvalResult)>;
+  virtual void evaluate_stream(const NextRequest& next, const RequestDone& done,
+                               const std::map<int, std::function<bool()>>& lent);
   // How many evaluations run at once (a generation proposes at least this many).
   virtual int parallelism() const { return 1; }
+  // The GPU index worker `w` runs on, for work beside the workers on the
+  // same GPU (a profile); -1 where unknown (a job step of a launcher).
+  virtual int gpu_of(int /*worker*/) const { return -1; }
   virtual Status device(DeviceInfo* out) = 0;
 };
 
@@ -137,7 +150,27 @@ class OptimizationLoop {
                         std::vector<bool>* led);
   // The bandit's evidence for a proposer: one more proposal, and whether it led.
   void credit(WeightedProposer* picked, const Proposal& proposal, bool led);
-  Status profile(const CandidateRecord& candidate);
+  // Profiles a new best: beside the workers on one worker's GPU (lent to
+  // the profile, so no timing runs beside it) where there are several
+  // workers on known GPUs, else now, in line. A profile in flight is
+  // recorded when collected: before the next is started, between batches
+  // once done, and at the end of the run.
+  Status profile(int64_t run_id, const CandidateRecord& candidate);
+  Status collect_profile(int64_t run_id, bool wait);
+  struct ProfileOutcome {
+    Status status;
+    ProfileResult result;
+    std::chrono::steady_clock::time_point ended;
+  };
+  struct ProfileInFlight {
+    CandidateRecord candidate;
+    int worker = -1;
+    std::chrono::steady_clock::time_point began;
+    std::future<ProfileOutcome> outcome;
+  };
+  std::optional<ProfileInFlight> profiling_;
+  // The workers whose GPU is lent (to a profile), for evaluate_stream.
+  std::map<int, std::function<bool()>> lent_workers();
   Status record_attempt(const RunRecord& run, const Proposer& proposer, const std::string& kind,
                         const std::string& message, const std::string& prompt,
                         const std::string& answer);
@@ -169,11 +202,12 @@ class OptimizationLoop {
   int64_t evaluated_ = 0;
   int64_t generations_ = 0;
   // The run's timeline: when this process started the run, and a stage of
-  // the orchestrator recorded from `began` to now (`requests` sent to the
-  // workers at once; 0 for work of the orchestrator alone).
+  // the orchestrator recorded from `began` to `ended` (`requests` sent to
+  // the workers; 0 for work of the orchestrator alone).
   std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
   Status stage_done(int64_t run_id, const char* stage, std::chrono::steady_clock::time_point began,
-                    int64_t requests);
+                    int64_t requests,
+                    std::chrono::steady_clock::time_point ended = std::chrono::steady_clock::now());
   std::string stop_reason_;
   std::string last_line_;
   std::function<Status()> after_record_;  // progress after each record, while a run runs

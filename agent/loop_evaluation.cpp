@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <thread>
 
 #include "agent/loop.h"
 
@@ -29,28 +30,100 @@ EvaluationRecord to_evaluation_record(const EvalResult& r, int64_t candidate_id,
   return e;
 }
 
-Status OptimizationLoop::profile(const CandidateRecord& c) {
-  ProfileResult result;
-  Status s = profiler_->profile(c.source, params_from_json(c.params_json), shape_, &result);
+void Evaluator::evaluate_stream(const NextRequest& next, const RequestDone& done,
+                                const std::map<int, std::function<bool()>>& lent) {
+  for (const auto& [worker, back] : lent)
+    while (!back()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const size_t round = static_cast<size_t>(std::max(1, parallelism()));
+  for (;;) {
+    std::vector<EvalRequest> requests;
+    std::vector<size_t> tags;
+    EvalRequest request;
+    size_t tag = 0;
+    while (requests.size() < round && next(&request, &tag)) {
+      requests.push_back(request);
+      tags.push_back(tag);
+    }
+    if (requests.empty()) return;
+    std::vector<EvalResult> results = evaluate_many(requests);
+    for (size_t i = 0; i < results.size(); ++i) done(tags[i], std::move(results[i]));
+  }
+}
+
+namespace {
+
+ProfileRecord to_profile_record(const CandidateRecord& c, const std::string& shape,
+                                const std::string& device, const Status& s,
+                                const ProfileResult& result) {
   ProfileRecord p;
   p.candidate_id = c.id;
-  p.shape = shape_.key();
-  p.device = device_.name;
+  p.shape = shape;
+  p.device = device;
   p.tool = s.ok() ? result.tool : "";
   p.status = s.ok() ? "ok" : "failed";
   p.summary = s.ok() ? roofline_line(result) : s.message();
   p.json = s.ok() ? profile_to_json(result) : "{}";
-  return db_->add_profile(&p);
+  return p;
+}
+
+}  // namespace
+
+Status OptimizationLoop::profile(int64_t run_id, const CandidateRecord& c) {
+  KOPT_RETURN_IF_ERROR(collect_profile(run_id, /*wait=*/true));
+  const auto began = Clock::now();
+  // The last worker's GPU, while the others go on evaluating.
+  const int worker = evaluator_->parallelism() - 1;
+  const int gpu = worker > 0 ? evaluator_->gpu_of(worker) : -1;
+  if (gpu < 0) {
+    ProfileResult result;
+    Status s = profiler_->profile(c.source, params_from_json(c.params_json), shape_, -1, &result);
+    ProfileRecord p = to_profile_record(c, shape_.key(), device_.name, s, result);
+    KOPT_RETURN_IF_ERROR(db_->add_profile(&p));
+    return stage_done(run_id, "profile", began, 0);
+  }
+  ProfileInFlight f;
+  f.candidate = c;
+  f.worker = worker;
+  f.began = began;
+  f.outcome = std::async(std::launch::async, [profiler = profiler_, c, shape = shape_, gpu] {
+    ProfileOutcome o;
+    o.status = profiler->profile(c.source, params_from_json(c.params_json), shape, gpu, &o.result);
+    o.ended = Clock::now();
+    return o;
+  });
+  profiling_ = std::move(f);
+  return Status();
+}
+
+Status OptimizationLoop::collect_profile(int64_t run_id, bool wait) {
+  if (!profiling_ ||
+      (!wait && profiling_->outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready))
+    return Status();
+  ProfileOutcome o = profiling_->outcome.get();
+  ProfileInFlight f = std::move(*profiling_);
+  profiling_.reset();
+  ProfileRecord p = to_profile_record(f.candidate, shape_.key(), device_.name, o.status, o.result);
+  KOPT_RETURN_IF_ERROR(db_->add_profile(&p));
+  return stage_done(run_id, "profile", f.began, 0, o.ended);
+}
+
+std::map<int, std::function<bool()>> OptimizationLoop::lent_workers() {
+  std::map<int, std::function<bool()>> lent;
+  if (profiling_)
+    lent[profiling_->worker] = [f = &profiling_->outcome] {
+      return f->wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+  return lent;
 }
 
 Status OptimizationLoop::stage_done(int64_t run_id, const char* stage, Clock::time_point began,
-                                    int64_t requests) {
+                                    int64_t requests, Clock::time_point ended) {
   RunStageRecord r;
   r.run_id = run_id;
   r.generation = generations_;
   r.stage = stage;
   r.started_s = std::chrono::duration<double>(began - run_started_).count();
-  r.seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  r.seconds = std::chrono::duration<double>(ended - began).count();
   r.requests = requests;
   return db_->add_run_stage(r);
 }
@@ -74,68 +147,82 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     req.trials = options_.trials;
     requests.push_back(req);
   }
-  const auto evaluate_began = Clock::now();
-  const std::vector<EvalResult> results =
-      requests.empty() ? std::vector<EvalResult>() : evaluator_->evaluate_many(requests);
-  if (!requests.empty())
-    KOPT_RETURN_IF_ERROR(
-        stage_done(run->id, "evaluate", evaluate_began, static_cast<int64_t>(requests.size())));
-  for (const EvalResult& r : results)
-    if (r.verdict == Verdict::kNoDevice) {
-      stop_reason_ = "no device: " + r.message;
-      return Status::error(stop_reason_);
-    }
 
   // Noise decides many "bests": before a candidate leads it is measured
   // again (fresh inputs, new order), and Database::best ranks a candidate by
   // the slower of its measurements, so one lucky run does not make a best.
-  // The batch's contenders (faster than the incumbent at their first
-  // measurement) are measured again fastest first, as many at once as there
-  // are workers, until no contender left could beat the best confirmed so
-  // far; that one leads. So every candidate that could rank first has two
-  // measurements, one worker re-measures no more than it must, and several
-  // workers re-measure in parallel rounds.
+  // The first measurements go to the workers first, each taken by whichever
+  // worker is free; then the contenders (faster than the incumbent at their
+  // first measurement) are measured again, fastest first, each as soon as a
+  // worker is free, until no contender left could beat the best confirmed
+  // so far; that one leads. So every candidate that could rank first has two
+  // measurements, one worker re-measures no more than it must, and no worker
+  // waits for a round of others to end.
   std::vector<BestRow> incumbent;
   KOPT_RETURN_IF_ERROR(db_->best(shape_.key(), device_.name, 1, &incumbent));
   double bar = incumbent.empty() ? std::numeric_limits<double>::infinity()
                                  : *incumbent[0].evaluation.median_us;
-  std::vector<size_t> contenders;  // indices into results, fastest first
-  for (size_t r = 0; r < results.size() && options_.remeasure_new_bests; ++r)
-    if (results[r].ok() && results[r].timing && results[r].timing->median_us < bar)
-      contenders.push_back(r);
-  std::sort(contenders.begin(), contenders.end(), [&](size_t a, size_t b) {
-    return results[a].timing->median_us < results[b].timing->median_us;
-  });
-  std::vector<std::optional<EvalResult>> again(results.size());
-  std::optional<size_t> leader;  // index into results
-  const size_t round = static_cast<size_t>(std::max(1, evaluator_->parallelism()));
-  for (size_t next = 0; next < contenders.size();) {
-    std::vector<size_t> these;
-    while (next < contenders.size() && these.size() < round &&
-           results[contenders[next]].timing->median_us < bar)
-      these.push_back(contenders[next++]);
-    if (these.empty()) break;  // the rest cannot beat the confirmed best
-    std::vector<EvalRequest> again_requests;
-    for (size_t r : these) {
-      again_requests.push_back(requests[r]);
-      again_requests.back().seed = measure_rng_.next();
+  std::vector<EvalResult> results(requests.size());
+  std::vector<std::optional<EvalResult>> again(requests.size());
+  std::vector<size_t> contenders;  // indices into results, not yet measured again
+  std::optional<size_t> leader;    // index into results
+  std::string no_device;
+  size_t next_first = 0;
+  int64_t remeasured = 0;
+  // A re-measurement's tag is its first measurement's index plus this.
+  const size_t second = requests.size();
+  auto next = [&](EvalRequest* request, size_t* tag) {
+    if (!no_device.empty()) return false;
+    if (next_first < requests.size()) {
+      *tag = next_first;
+      *request = requests[next_first++];
+      return true;
     }
-    const auto remeasure_began = Clock::now();
-    std::vector<EvalResult> measured = evaluator_->evaluate_many(again_requests);
-    KOPT_RETURN_IF_ERROR(stage_done(run->id, "re-measure", remeasure_began,
-                                    static_cast<int64_t>(again_requests.size())));
-    for (size_t k = 0; k < these.size(); ++k) {
-      const EvalResult& second = measured[k];
-      const double slower =
-          second.ok() && second.timing
-              ? std::max(second.timing->median_us, results[these[k]].timing->median_us)
-              : std::numeric_limits<double>::infinity();
-      if (slower < bar) {
-        bar = slower;
-        leader = these[k];
-      }
-      again[these[k]] = std::move(measured[k]);
+    contenders.erase(std::remove_if(contenders.begin(), contenders.end(),
+                                    [&](size_t r) { return results[r].timing->median_us >= bar; }),
+                     contenders.end());
+    if (contenders.empty()) return false;
+    auto fastest = std::min_element(contenders.begin(), contenders.end(), [&](size_t a, size_t b) {
+      return results[a].timing->median_us < results[b].timing->median_us;
+    });
+    *tag = second + *fastest;
+    *request = requests[*fastest];
+    request->seed = measure_rng_.next();
+    contenders.erase(fastest);
+    ++remeasured;
+    return true;
+  };
+  auto done = [&](size_t tag, EvalResult result) {
+    if (result.verdict == Verdict::kNoDevice) no_device = result.message;
+    if (tag < second) {
+      if (options_.remeasure_new_bests && result.ok() && result.timing &&
+          result.timing->median_us < bar)
+        contenders.push_back(tag);
+      results[tag] = std::move(result);
+      return;
     }
+    const size_t r = tag - second;
+    const double slower = result.ok() && result.timing
+                              ? std::max(result.timing->median_us, results[r].timing->median_us)
+                              : std::numeric_limits<double>::infinity();
+    if (slower < bar) {
+      bar = slower;
+      leader = r;
+    }
+    again[r] = std::move(result);
+  };
+  KOPT_RETURN_IF_ERROR(collect_profile(run->id, /*wait=*/false));
+  const auto evaluate_began = Clock::now();
+  if (!requests.empty()) {
+    evaluator_->evaluate_stream(next, done, lent_workers());
+    KOPT_RETURN_IF_ERROR(
+        stage_done(run->id, "evaluate", evaluate_began, static_cast<int64_t>(requests.size())));
+    if (remeasured > 0)
+      KOPT_RETURN_IF_ERROR(stage_done(run->id, "re-measure", evaluate_began, remeasured));
+  }
+  if (!no_device.empty()) {
+    stop_reason_ = "no device: " + no_device;
+    return Status::error(stop_reason_);
   }
 
   // Recorded in order.
@@ -168,11 +255,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
             second.message);
         e = to_evaluation_record(second, c->id, run->id, c->key);
         (*led)[i] = leader == r;
-        if (leader == r && profiler_) {
-          const auto profile_began = Clock::now();
-          KOPT_RETURN_IF_ERROR(profile(*c));
-          KOPT_RETURN_IF_ERROR(stage_done(run->id, "profile", profile_began, 0));
-        }
+        if (leader == r && profiler_) KOPT_RETURN_IF_ERROR(profile(run->id, *c));
       }
     }
     KOPT_RETURN_IF_ERROR(db_->add_evaluation(&e));

@@ -297,15 +297,19 @@ bool ToolProfiler::available(std::string* why) const {
   return true;
 }
 
-std::vector<std::string> ToolProfiler::eval_arguments(
-    const std::string& file, const Shape& shape,
-    const std::map<std::string, int64_t>& params) const {
+std::vector<std::string> ToolProfiler::eval_arguments(const std::string& file, const Shape& shape,
+                                                      const std::map<std::string, int64_t>& params,
+                                                      int gpu) const {
   // The shape's problem by name: a shape's name alone reads as the default problem's.
   std::vector<std::string> argv = {kopt_,     "eval",       file,        "--problem", shape.problem,
                                    "--shape", shape.name(), "--no-time", "--trials",  "1"};
   for (const auto& [name, value] : params) {
     argv.push_back("--param");
     argv.push_back(name + "=" + std::to_string(value));
+  }
+  if (gpu >= 0) {
+    argv.push_back("--gpu");
+    argv.push_back(std::to_string(gpu));
   }
   return argv;
 }
@@ -339,7 +343,7 @@ Status unreadable(const Status& why, const ProcessResult& r) {
 }  // namespace
 
 Status NcuProfiler::profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                            const Shape& shape, ProfileResult* out) {
+                            const Shape& shape, int gpu, ProfileResult* out) {
   std::string kernel;
   KOPT_RETURN_IF_ERROR(first_kernel(source, params, &kernel));
   char path[] = "/tmp/kopt-profile-XXXXXX.hip";
@@ -363,7 +367,7 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
   std::string metrics;
   for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   argv.push_back(metrics);
-  for (auto& a : eval_arguments(path, shape, params)) argv.push_back(std::move(a));
+  for (auto& a : eval_arguments(path, shape, params, gpu)) argv.push_back(std::move(a));
   ProcessResult r;
   Status s = run(argv, &r);
   unlink(path);
@@ -375,7 +379,7 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
 
 Status RocprofProfiler::profile(const std::string& source,
                                 const std::map<std::string, int64_t>& params, const Shape& shape,
-                                ProfileResult* out) {
+                                int gpu, ProfileResult* out) {
   std::string kernel;
   KOPT_RETURN_IF_ERROR(first_kernel(source, params, &kernel));
   char dir[] = "/tmp/kopt-rocprof-XXXXXX";
@@ -388,7 +392,7 @@ Status RocprofProfiler::profile(const std::string& source,
                          << kernel << "\n";
   }
   std::vector<std::string> argv = {program_, "-i", input, "-o", csv, "--timestamp", "on"};
-  for (auto& a : eval_arguments(file, shape, params)) argv.push_back(std::move(a));
+  for (auto& a : eval_arguments(file, shape, params, gpu)) argv.push_back(std::move(a));
   ProcessResult r;
   Status s = run(argv, &r);
   std::string text;

@@ -56,8 +56,9 @@ Status profile_from_json(const std::string& text, ProfileResult* out);
 class Profiler {
  public:
   virtual ~Profiler() = default;
+  // On GPU `gpu` (an index of this machine), or the default GPU when -1.
   virtual Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                         const Shape& shape, ProfileResult* out) = 0;
+                         const Shape& shape, int gpu, ProfileResult* out) = 0;
 };
 
 // A vendor profiler run as a program over `kopt eval FILE --no-time`.
@@ -70,9 +71,11 @@ class ToolProfiler : public Profiler {
   // `program`: a path, or empty to find `name` in PATH; `kopt`: a path, or
   // empty for the kopt beside this program; `time_limit_s` bounds one run.
   ToolProfiler(std::string program, const char* name, std::string kopt, double time_limit_s);
-  // `kopt eval` of `file` for `shape` with `params`, to append to a command.
+  // `kopt eval` of `file` for `shape` with `params` on `gpu` (-1: the
+  // default), to append to a command.
   std::vector<std::string> eval_arguments(const std::string& file, const Shape& shape,
-                                          const std::map<std::string, int64_t>& params) const;
+                                          const std::map<std::string, int64_t>& params,
+                                          int gpu) const;
   // Runs `argv` under the time limit; a limit passed is an error.
   Status run(const std::vector<std::string>& argv, ProcessResult* result) const;
   // What both profilers check first: the program is installed, the
@@ -92,7 +95,7 @@ class NcuProfiler : public ToolProfiler {
   NcuProfiler(std::string ncu, std::string kopt, double time_limit_s)
       : ToolProfiler(std::move(ncu), "ncu", std::move(kopt), time_limit_s) {}
   Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                 const Shape& shape, ProfileResult* out) override;
+                 const Shape& shape, int gpu, ProfileResult* out) override;
 };
 
 // rocprof (ROCm's profiler, v1 command line): the candidate's first launched
@@ -102,7 +105,7 @@ class RocprofProfiler : public ToolProfiler {
   RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s)
       : ToolProfiler(std::move(rocprof), "rocprof", std::move(kopt), time_limit_s) {}
   Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                 const Shape& shape, ProfileResult* out) override;
+                 const Shape& shape, int gpu, ProfileResult* out) override;
 };
 
 }  // namespace kopt

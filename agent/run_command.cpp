@@ -34,12 +34,21 @@ namespace {
 // The workers as the loop sees them: one, or one per GPU or Slurm job step.
 class PoolEvaluator : public Evaluator {
  public:
-  explicit PoolEvaluator(const std::vector<SandboxOptions>& workers) : pool_(workers) {}
+  // `gpus`: each worker's GPU index, -1 where unknown (a launcher's job step).
+  PoolEvaluator(const std::vector<SandboxOptions>& workers, std::vector<int> gpus)
+      : pool_(workers), gpus_(std::move(gpus)) {}
   EvalResult evaluate(const EvalRequest& request) override { return pool_.evaluate(request); }
   std::vector<EvalResult> evaluate_many(const std::vector<EvalRequest>& requests) override {
     return pool_.evaluate_all(requests);
   }
+  void evaluate_stream(const NextRequest& next, const RequestDone& done,
+                       const std::map<int, std::function<bool()>>& lent) override {
+    pool_.evaluate_stream(next, done, lent);
+  }
   int parallelism() const override { return static_cast<int>(pool_.size()); }
+  int gpu_of(int worker) const override {
+    return worker >= 0 && static_cast<size_t>(worker) < gpus_.size() ? gpus_[worker] : -1;
+  }
   Status device(DeviceInfo* out) override {
     if (devices_.empty())
       KOPT_RETURN_IF_ERROR(pool_.devices(/*measure_bandwidth=*/true, &devices_));
@@ -50,16 +59,20 @@ class PoolEvaluator : public Evaluator {
 
  private:
   WorkerPool pool_;
+  std::vector<int> gpus_;
   std::vector<DeviceInfo> devices_;
 };
 
 // One SandboxOptions per worker: through the configured launcher (srun),
-// one per listed GPU (--gpus), or the one default worker. On failure
-// `exit_code` says whose: a malformed GPU list (usage) or no GPU to count.
+// one per listed GPU (--gpus), or the one default worker; `gpu_indices`:
+// each worker's GPU where it is known (-1: a job step, the default GPU). On
+// failure `exit_code` says whose: a malformed GPU list (usage) or no GPU to
+// count.
 Status worker_options(const Config& config, const std::string& gpus_flag,
                       const SandboxOptions& base, std::vector<SandboxOptions>* out,
-                      int* exit_code) {
+                      std::vector<int>* gpu_indices, int* exit_code) {
   out->clear();
+  gpu_indices->clear();
   *exit_code = kExitNoDevice;
   const std::string gpus = gpus_flag.empty() ? config.worker_gpus : gpus_flag;
   if (!config.worker_launcher.empty() && gpus_flag.empty()) {
@@ -75,11 +88,13 @@ Status worker_options(const Config& config, const std::string& gpus_flag,
       o.worker_command = command;
       o.events_on_stdout = true;  // launchers forward only the standard streams
       out->push_back(o);
+      gpu_indices->push_back(-1);
     }
     return Status();
   }
   if (gpus.empty()) {
     out->push_back(base);
+    gpu_indices->push_back(-1);
     return Status();
   }
   int available = 0;
@@ -97,6 +112,7 @@ Status worker_options(const Config& config, const std::string& gpus_flag,
     o.worker_command = command;
     out->push_back(o);
   }
+  *gpu_indices = list;
   return Status();
 }
 
@@ -257,10 +273,11 @@ int run_optimize(const RunCommand& cmd) {
   so.limits.memory_bytes = static_cast<size_t>(config.memory_limit_mb) << 20;
   so.amd_check = config.amd_check;
   std::vector<SandboxOptions> workers;
+  std::vector<int> worker_gpus;
   int workers_failure = kExitOk;
-  if (!(s = worker_options(config, cmd.gpus, so, &workers, &workers_failure)).ok())
+  if (!(s = worker_options(config, cmd.gpus, so, &workers, &worker_gpus, &workers_failure)).ok())
     return command_error(cmd.verb, s.message(), workers_failure);
-  PoolEvaluator evaluator(workers);
+  PoolEvaluator evaluator(workers, worker_gpus);
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) {
     // Without a GPU, say what works instead (the demo runs the same loop).

@@ -70,10 +70,11 @@ Simulated simulate_workers(const Timeline& t, int workers, int batch) {
   const double n = s.workers, candidates = static_cast<double>(t.candidates);
   const double evaluation = t.evaluation_s / static_cast<double>(t.evaluations);
   const double remeasured = static_cast<double>(t.evaluations - t.candidates);
-  // The orchestrator's own work, per candidate.
-  const double serial =
-      (seconds_of(t, "propose") + seconds_of(t, "profile") + seconds_of(t, "propose-repair")) /
-      candidates;
+  // The orchestrator's own work, per candidate. A profile of a new best
+  // runs beside the evaluations on one worker's GPU (in line on one
+  // worker): GPU time shared by the workers.
+  const double serial = (seconds_of(t, "propose") + seconds_of(t, "propose-repair")) / candidates;
+  const double profiles = seconds_of(t, "profile");
   // Barrier: generations of max(batch, workers); each waits for its slowest
   // round (ceil(size / workers) evaluations back to back on some worker),
   // and the recorded re-measurement rounds for theirs.
@@ -82,11 +83,11 @@ Simulated simulate_workers(const Timeline& t, int workers, int batch) {
   double remeasure_rounds = 0;
   for (int64_t k : t.remeasure_rounds) remeasure_rounds += std::ceil(static_cast<double>(k) / n);
   s.barrier_s = generations * (generation * serial + std::ceil(generation / n) * evaluation) +
-                remeasure_rounds * evaluation;
+                remeasure_rounds * evaluation + profiles / n;
   // Streaming: the slower of the orchestrator (then the last evaluation
   // still runs) and the workers.
-  s.streaming_s =
-      std::max(candidates * serial + evaluation, (candidates + remeasured) * evaluation / n);
+  s.streaming_s = std::max(candidates * serial + evaluation,
+                           ((candidates + remeasured) * evaluation + profiles) / n);
   s.barrier_per_minute = 60.0 * candidates / s.barrier_s;
   s.streaming_per_minute = 60.0 * candidates / s.streaming_s;
   return s;

@@ -1,7 +1,8 @@
 #include "sandbox/worker_pool.h"
 
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -34,16 +35,53 @@ Status WorkerPool::devices(bool measure_bandwidth, std::vector<DeviceInfo>* out)
 
 std::vector<EvalResult> WorkerPool::evaluate_all(const std::vector<EvalRequest>& requests) {
   std::vector<EvalResult> results(requests.size());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> threads;
-  const size_t workers = std::min(sandboxes_.size(), requests.size());
-  for (size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (size_t i = next++; i < requests.size(); i = next++)
-        results[i] = evaluate_on(w, requests[i]);
-    });
-  for (auto& t : threads) t.join();
+  size_t next = 0;
+  evaluate_stream(
+      [&](EvalRequest* request, size_t* tag) {
+        if (next >= requests.size()) return false;
+        *tag = next;
+        *request = requests[next++];
+        return true;
+      },
+      [&](size_t tag, EvalResult result) { results[tag] = std::move(result); }, {});
   return results;
+}
+
+void WorkerPool::evaluate_stream(const NextRequest& next, const RequestDone& done,
+                                 const std::map<int, std::function<bool()>>& lent) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t in_flight = 0;
+  bool finished = false;  // nothing left and nothing in flight: every worker leaves
+  auto work = [&](size_t w) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (auto gpu = lent.find(static_cast<int>(w)); gpu != lent.end())
+      // Polled: the borrower does not know this stream to wake it.
+      while (!finished && !gpu->second()) changed.wait_for(lock, std::chrono::milliseconds(20));
+    for (;;) {
+      EvalRequest request;
+      size_t tag = 0;
+      if (!finished && next(&request, &tag)) {
+        ++in_flight;
+        lock.unlock();
+        EvalResult result = evaluate_on(w, request);
+        lock.lock();
+        done(tag, std::move(result));
+        --in_flight;
+        changed.notify_all();
+        continue;
+      }
+      if (in_flight == 0) {
+        finished = true;
+        changed.notify_all();
+        return;
+      }
+      changed.wait(lock);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < sandboxes_.size(); ++w) threads.emplace_back(work, w);
+  for (auto& t : threads) t.join();
 }
 
 EvalResult WorkerPool::evaluate(const EvalRequest& request) {

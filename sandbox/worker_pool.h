@@ -5,6 +5,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,17 @@ class WorkerPool {
   Status devices(bool measure_bandwidth, std::vector<DeviceInfo>* out);
   // Each worker takes the next request as soon as it is free.
   std::vector<EvalResult> evaluate_all(const std::vector<EvalRequest>& requests);
+  // The same, from a source that may grow while it runs: a free worker asks
+  // `next` for a request and its tag (false: nothing now; a result may
+  // bring more), each result goes to `done` with its tag; `next` and `done`
+  // are called one at a time. Returns when `next` has nothing and nothing
+  // is in flight. A worker in `lent` (its GPU lent to other work, such as
+  // a profile) takes requests only once its function says the GPU is back;
+  // the stream does not wait for it.
+  using NextRequest = std::function<bool(EvalRequest*, size_t*)>;
+  using RequestDone = std::function<void(size_t, EvalResult)>;
+  void evaluate_stream(const NextRequest& next, const RequestDone& done,
+                       const std::map<int, std::function<bool()>>& lent);
   EvalResult evaluate(const EvalRequest& request);
 
   // Results carry the worker that ran them and when it started (seconds

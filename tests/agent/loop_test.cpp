@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "agent/candidate_text.h"
 #include "agent/model_proposer.h"
+#include "agent/timeline.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "tests/agent/fakes.h"
 #include "tests/test_paths.h"
@@ -619,7 +621,7 @@ class FakeProfiler : public Profiler {
  public:
   int calls = 0;
   bool fail_next = false;
-  Status profile(const std::string&, const std::map<std::string, int64_t>&, const Shape&,
+  Status profile(const std::string&, const std::map<std::string, int64_t>&, const Shape&, int,
                  ProfileResult* out) override {
     ++calls;
     if (fail_next) {
@@ -691,6 +693,72 @@ TEST(LoopTest, NewBestsAreProfiledAndParentsCarryTheirProfile) {
                            return c.find("long scoreboard 70%") != std::string::npos;
                          }),
             contexts.end());
+}
+
+// Two workers on known GPUs: a new best's profile runs on the last worker's
+// GPU beside the evaluations, that worker takes no request until it is
+// done, and every profile is recorded by the end of the run (with its stage).
+class TwoGpuWorkers : public test::FakeEvaluator {
+ public:
+  int beside_profile = 0;  // evaluations while a profile had worker 1's GPU
+  int parallelism() const override { return 2; }
+  int gpu_of(int worker) const override { return 10 + worker; }
+  void evaluate_stream(const NextRequest& next, const RequestDone& done,
+                       const std::map<int, std::function<bool()>>& lent) override {
+    // Worker 0 alone takes the requests, one after another (as it does on
+    // the pool while worker 1's GPU is lent).
+    EvalRequest request;
+    size_t tag = 0;
+    while (next(&request, &tag)) {
+      const auto gpu = lent.find(1);
+      beside_profile += gpu != lent.end() && !gpu->second();
+      done(tag, evaluate(request));
+    }
+  }
+};
+
+class SlowProfiler : public Profiler {
+ public:
+  std::vector<int> gpus;
+  Status profile(const std::string&, const std::map<std::string, int64_t>&, const Shape&, int gpu,
+                 ProfileResult* out) override {
+    gpus.push_back(gpu);
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    out->tool = "fake-ncu";
+    out->dram_pct = 50;
+    return Status();
+  }
+};
+
+TEST(LoopTest, ANewBestIsProfiledOnOneWorkersGpuBesideTheOthers) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("profile-beside"), &db).ok());
+  TwoGpuWorkers eval;
+  eval.delay_ms = 5;
+  SlowProfiler profiler;
+  LoopOptions o;
+  o.budget = 40;
+  o.seed = 3;
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+  loop.set_profiler(&profiler);
+  int64_t run_id = 0;
+  ASSERT_TRUE(loop.start(w4a16::shape(5120, 256, 64), "{}", &run_id).ok());
+  ASSERT_FALSE(profiler.gpus.empty());
+  for (int gpu : profiler.gpus) EXPECT_EQ(gpu, 11);  // the last worker's GPU
+  EXPECT_GT(eval.beside_profile, 0) << "evaluations went on while a profile ran";
+  // Every profile recorded, each with its stage in the run's timeline.
+  std::vector<CandidateRecord> candidates;
+  ASSERT_TRUE(db->candidates_of_run(run_id, &candidates).ok());
+  size_t profiles = 0;
+  for (const auto& c : candidates) {
+    std::vector<ProfileRecord> p;
+    ASSERT_TRUE(db->profiles_of(c.id, &p).ok());
+    profiles += p.size();
+  }
+  EXPECT_EQ(profiles, profiler.gpus.size());
+  Timeline t;
+  ASSERT_TRUE(build_timeline(*db, run_id, &t).ok());
+  EXPECT_EQ(t.loop_stages["profile"].count, static_cast<int64_t>(profiler.gpus.size()));
 }
 
 // Niches: every third generation the main parent is the best of another

@@ -49,6 +49,13 @@ TEST(TimelineTest, WorkersScaleUntilTheSerialPartCapsThem) {
   const Simulated one = simulate_workers(parallel, 1, 4), two = simulate_workers(parallel, 2, 4);
   EXPECT_NEAR(two.streaming_per_minute / one.streaming_per_minute, 2.0, 0.01);
   EXPECT_NEAR(two.barrier_per_minute / one.barrier_per_minute, 2.0, 0.01);
+  // Profiles of new bests run on one worker's GPU beside the others: GPU
+  // time the workers share, not serial time.
+  Timeline profiled = synthetic(0.0, 0);
+  profiled.loop_stages["profile"] = {5, 12.0, 0};
+  EXPECT_NEAR(simulate_workers(profiled, 2, 4).streaming_per_minute /
+                  simulate_workers(profiled, 1, 4).streaming_per_minute,
+              2.0, 0.01);
   // Single-request re-measurement rounds leave a worker idle behind the
   // barrier: two workers give less than twice.
   const Timeline remeasured = synthetic(0.0, 12);
@@ -62,7 +69,7 @@ TEST(TimelineTest, WorkersScaleUntilTheSerialPartCapsThem) {
 }
 
 // The loop records its stages; the orchestrator's serial work per candidate
-// (proposing, profiling, repair turns) must not grow with the number of
+// (proposing, repair turns) must not grow with the number of
 // workers. Five milliseconds per evaluation, 24 candidates, 1 and 8 workers.
 class Workers : public test::FakeEvaluator {
  public:
@@ -94,7 +101,7 @@ TEST(TimelineTest, TheOrchestratorsSerialStagesDoNotGrowWithTheWorkers) {
     ASSERT_TRUE(t.loop_stages.count("evaluate"));
     // Every candidate went to the workers in some evaluation round.
     EXPECT_EQ(t.loop_stages["evaluate"].requests, 24);
-    for (const char* stage : {"propose", "profile", "propose-repair"})
+    for (const char* stage : {"propose", "propose-repair"})
       if (t.loop_stages.count(stage)) serial[i] += t.loop_stages[stage].seconds;
     serial[i] /= 24;
     rounds[i] = t.loop_stages["evaluate"].count;

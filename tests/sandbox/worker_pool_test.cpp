@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "tests/test_paths.h"
 
@@ -56,6 +59,60 @@ TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
   for (size_t i = 0; i < results.size(); ++i) {
     EXPECT_TRUE(results[i].ok()) << results[i].message;
     EXPECT_EQ(results[i].shape, requests[i].shape.key());
+  }
+}
+
+// A stream: a result may bring more requests (here each first request one
+// follow-up), and a worker whose GPU is lent takes none until it is back.
+// Lent for the whole stream, worker 1 takes nothing and the stream ends
+// without waiting for it; given back from the start, both workers take work.
+TEST(WorkerPoolTest, AStreamGrowsFromItsResultsAndSkipsALentWorker) {
+  std::vector<SandboxOptions> workers(2);
+  for (auto& w : workers) {
+    w.worker_command = {default_worker_command()[0], "--host-demo"};
+    w.amd_check = false;
+  }
+  WorkerPool pool(workers);
+  std::vector<DeviceInfo> devices;
+  ASSERT_TRUE(pool.devices(false, &devices).ok());
+  for (bool lent_all_along : {true, false}) {
+    size_t issued = 0, follow_ups = 0;
+    std::vector<EvalResult> results;
+    std::vector<size_t> tags;
+    EvalRequest base;
+    base.source = find_seed(test::w4a16_problem(), "naive")->source;
+    base.trials = 1;
+    auto next = [&](EvalRequest* r, size_t* tag) {
+      if (issued >= 4 && follow_ups == 0) return false;
+      *r = base;
+      if (issued < 4) {
+        r->shape = w4a16::shape(256, 32 * static_cast<int64_t>(issued + 1), 64);
+        *tag = issued++;
+      } else {
+        r->shape = w4a16::shape(256, 512, 64);
+        *tag = 100 + follow_ups--;
+      }
+      return true;
+    };
+    auto done = [&](size_t tag, EvalResult r) {
+      if (tag < 100) ++follow_ups;  // each first request asks for one more
+      tags.push_back(tag);
+      results.push_back(std::move(r));
+    };
+    const auto began = std::chrono::steady_clock::now();
+    pool.evaluate_stream(next, done, {{1, [&] { return !lent_all_along; }}});
+    EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(60));
+    ASSERT_EQ(results.size(), 8u);
+    size_t on_lent = 0;
+    for (const EvalResult& r : results) {
+      EXPECT_TRUE(r.ok()) << r.message;
+      on_lent += r.worker == 1;
+    }
+    if (lent_all_along)
+      EXPECT_EQ(on_lent, 0u);
+    else
+      EXPECT_GT(on_lent, 0u);
+    EXPECT_EQ(std::count_if(tags.begin(), tags.end(), [](size_t t) { return t >= 100; }), 4);
   }
 }
 
