@@ -169,6 +169,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
   std::string no_device;
   size_t next_first = 0;
   int64_t remeasured = 0;
+  Clock::time_point remeasure_began;  // the first re-measurement's dispatch
   // A re-measurement's tag is its first measurement's index plus this.
   const size_t second = requests.size();
   auto next = [&](EvalRequest* request, size_t* tag) {
@@ -189,7 +190,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     *request = requests[*fastest];
     request->seed = measure_rng_.next();
     contenders.erase(fastest);
-    ++remeasured;
+    if (remeasured++ == 0) remeasure_began = Clock::now();
     return true;
   };
   auto done = [&](size_t tag, EvalResult result) {
@@ -217,8 +218,10 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     evaluator_->evaluate_stream(next, done, lent_workers());
     KOPT_RETURN_IF_ERROR(
         stage_done(run->id, "evaluate", evaluate_began, static_cast<int64_t>(requests.size())));
+    // From the first re-measurement to the end: it overlaps the last first
+    // measurements where several workers stream.
     if (remeasured > 0)
-      KOPT_RETURN_IF_ERROR(stage_done(run->id, "re-measure", evaluate_began, remeasured));
+      KOPT_RETURN_IF_ERROR(stage_done(run->id, "re-measure", remeasure_began, remeasured));
   }
   if (!no_device.empty()) {
     stop_reason_ = "no device: " + no_device;
