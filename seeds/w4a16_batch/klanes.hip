@@ -159,30 +159,59 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
 
   auto column = [&](int tile, int j) { return tile * WARPS * COLS + warp * COLS + j; };
-  // Unit u: tile t_begin + u / nsteps, step s_begin + u % nsteps. Chunks past
-  // K load zeros (scale and offset too), so they add nothing.
-  auto load = [&](KlanesStage& st, int u) {
-    const int tile = t_begin + u / nsteps, c = (s_begin + u % nsteps) * W + lane;
+  // A unit is (tile, step of the slice), tile-major. Cursors walk the units
+  // one at a time with no division in the loop (a runtime division costs
+  // about twenty instructions: four a unit cost as much as the dot products
+  // of two rows): the step, the tile, and the lane's group index g with
+  // chunk * 32 = g * G + rest, which a step moves by W * 32.
+  const int first_chunk = s_begin * W + lane;
+  const int g_first = first_chunk * 32 / G, rest_first = first_chunk * 32 % G;
+  const int g_step = W * 32 / G, rest_step = W * 32 % G;
+  struct KlanesCursor {
+    int tile, step, g, rest;
+  };
+  auto advance = [&](KlanesCursor& at) {
+    if (++at.step == nsteps) {
+      at.step = 0;
+      ++at.tile;
+      at.g = g_first;
+      at.rest = rest_first;
+    } else {
+      at.g += g_step;
+      at.rest += rest_step;
+      if (at.rest >= G) {
+        at.rest -= G;
+        ++at.g;
+      }
+    }
+  };
+  // Chunks past K load zeros (scale and offset too), so they add nothing.
+  auto load = [&](KlanesStage& st, const KlanesCursor& at) {
+    const int c = (s_begin + at.step) * W + lane;
     const bool inside = c < chunks;
 #pragma unroll
     for (int j = 0; j < COLS; ++j) {
-      const int col = min(column(tile, j), N - 1);  // past N: a copy, never written
-      const kopt_u64 at = (kopt_u64)col * groups + (inside ? c * 32 / G : 0);
+      const int col = min(column(at.tile, j), N - 1);  // past N: a copy, never written
+      const kopt_u64 where = (kopt_u64)col * groups + (inside ? at.g : 0);
       st.q[j] = inside ? kopt_load16_no_l1(w + (kopt_u64)col * (K / 2) + (kopt_u64)c * 16) : make_uint4(0u, 0u, 0u, 0u);
       if (LAYOUT == 0) {
-        st.so[j] = inside ? reinterpret_cast<const __half2*>(w + q_bytes)[at] : __floats2half2_rn(0.f, 0.f);
+        st.so[j] = inside ? reinterpret_cast<const __half2*>(w + q_bytes)[where] : __floats2half2_rn(0.f, 0.f);
       } else {
-        st.s[j] = inside ? reinterpret_cast<const __half*>(w + q_bytes)[at] : __float2half(0.f);
-        st.o[j] = inside ? reinterpret_cast<const __half*>(w + q_bytes + kopt_align256((kopt_u64)N * groups * 2))[at]
+        st.s[j] = inside ? reinterpret_cast<const __half*>(w + q_bytes)[where] : __float2half(0.f);
+        st.o[j] = inside ? reinterpret_cast<const __half*>(w + q_bytes + kopt_align256((kopt_u64)N * groups * 2))[where]
                          : __float2half(0.f);
       }
     }
   };
 
   KlanesStage st[DEPTH];
+  KlanesCursor loading = {t_begin, 0, g_first, rest_first};
 #pragma unroll
   for (int d = 0; d < DEPTH; ++d)
-    if (d < units) load(st[d], d);
+    if (d < units) {
+      load(st[d], loading);
+      advance(loading);
+    }
 
   // The slice's x, all rows, staged once in fixed point (the weight stages
   // above are in flight meanwhile), one thread per row and chunk. Piece p of
@@ -219,8 +248,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // two logic ops a word, shared by all rows; per row and column, dp4a with
   // the row's fixed-point x (an int32 dot per chunk, exact), then
   // y += s * dot * 2^(E - 14) + o * sum(x).
-  auto consume = [&](const KlanesStage& cur, int u) {
-    const int s = u % nsteps;
+  auto consume = [&](const KlanesStage& cur, int s) {
     int dot[MR][COLS];
 #pragma unroll
     for (int part = 0; part < 4; ++part) {
@@ -282,14 +310,19 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     }
   };
 
+  KlanesCursor consuming = {t_begin, 0, g_first, rest_first};  // (its g is not used)
   for (int u0 = 0; u0 < units; u0 += DEPTH) {
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d) {
       const int u = u0 + d;
       if (u < units) {
-        consume(st[d], u);
-        if (u + DEPTH < units) load(st[d], u + DEPTH);
-        if ((u + 1) % nsteps == 0) finish_tile(t_begin + u / nsteps);
+        consume(st[d], consuming.step);
+        if (u + DEPTH < units) {
+          load(st[d], loading);
+          advance(loading);
+        }
+        if (consuming.step == nsteps - 1) finish_tile(consuming.tile);
+        advance(consuming);
       }
     }
   }
