@@ -11,11 +11,13 @@
 // bucket the device serves runs in blocks of it.
 constexpr int kKoptBatchedBuckets[] = {4, 8, 16};
 constexpr int kKoptBatchedMaxRows = 16;
-// Fewer rows than the first bucket run one by one on the batch-1 kernels:
-// measured on an H100 (2026-11-25, PERFORMANCE.md), the batched kernel at 2
-// rows took 173 us summed over the 14 contest shapes where two batch-1 calls
-// take about 148; at 4 rows 220 against about 296.
-constexpr int kKoptBatchedMinRows = kKoptBatchedBuckets[0];
+// Fewer rows run one by one on the batch-1 kernels. Measured on an H100 with
+// the library's example (2026-11-26, PERFORMANCE.md): 3 rows on the 4-row
+// bucket beat three batch-1 calls on all six shapes (7168x9216: 33.2 against
+// 39.2 us), while 2 rows on it lose on the small ones (5120x256: 5.6 against
+// 4.5 us for two calls).
+constexpr int kKoptBatchedMinRows = 3;
+static_assert(kKoptBatchedMinRows <= kKoptBatchedBuckets[0], "a bucket holds the fewest rows");
 
 // The seed's parameters in the library (every bucket): COLS columns per warp,
 // WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),

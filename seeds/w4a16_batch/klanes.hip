@@ -68,24 +68,38 @@ KOPT_INLINE void klanes_fixed_chunk(const uint4* h, uint4* pieces, float* scale,
   float largest = 0.f;
 #pragma unroll
   for (int i = 0; i < 32; ++i) largest = fmaxf(largest, fabsf(v[i]));
-  int E = 0;
-  frexpf(largest, &E);  // largest < 2^E
-  const float up = largest > 0.f ? ldexpf(1.f, 14 - E) : 0.f;
-  int total = 0;
+  // E from the exponent bits (largest < 2^E; a half's magnitude is a normal
+  // float), 2^(14 - E) and 2^(E - 14) built the same way.
+  const int E = (int)(__float_as_uint(largest) >> 23) - 126;
+  const bool nonzero = largest > 0.f;
+  const float up = nonzero ? __uint_as_float((kopt_u32)(127 + 14 - E) << 23) : 0.f;
+  // X = rint(x * up) in one FMA: x * up + 1.5 * 2^23 rounds to an integer
+  // whose float bits are the magic number's plus X, and the magic number's
+  // low 22 bits are zero, so those bits hold X in two's complement: lo is
+  // byte 0 of them, hi = (X + 128) >> 8 byte 1 of them plus 128, and the
+  // bits summed less 32 magic numbers are the sum of X (|X| <= 2^14).
+  constexpr float kMagic = 12582912.f;  // 1.5 * 2^23
+  kopt_u32 summed = 0u;
 #pragma unroll
   for (int p = 0; p < 4; ++p) {
-    kopt_u32 w[4] = {0u, 0u, 0u, 0u};
+    kopt_u32 lo[8], hi[8];
 #pragma unroll
     for (int b = 0; b < 8; ++b) {
-      const int X = __float2int_rn(v[8 * p + b] * up), hi = (X + 128) >> 8, lo = X - hi * 256;
-      total += X;
-      const int word = b & 1, shift = 8 * (b >> 1);  // even k: word 0, odd k: word 1
-      w[word] |= (kopt_u32)(lo & 0xFF) << shift;
-      w[2 + word] |= (kopt_u32)(hi & 0xFF) << shift;
+      lo[b] = __float_as_uint(fmaf(v[8 * p + b], up, kMagic));
+      hi[b] = lo[b] + 128u;
+      summed += lo[b];
     }
-    pieces[p] = make_uint4(w[0], w[1], w[2], w[3]);
+    // Bytes of four values into one word: even k (b = 0, 2, 4, 6), odd k.
+    auto pack = [](const kopt_u32* from, int first, unsigned byte) {
+      const unsigned pick = byte | ((byte + 4u) << 4);  // that byte of a, then of b
+      const kopt_u32 ab = __byte_perm(from[first], from[first + 2], pick);
+      const kopt_u32 cd = __byte_perm(from[first + 4], from[first + 6], pick);
+      return __byte_perm(ab, cd, 0x5410u);
+    };
+    pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
   }
-  *scale = largest > 0.f ? ldexpf(1.f, E - 14) : 0.f;
+  const int total = (int)(summed - 32u * 0x4B400000u);
+  *scale = nonzero ? __uint_as_float((kopt_u32)(127 - 14 + E) << 23) : 0.f;
   *sum = (float)total * *scale;
 }
 
