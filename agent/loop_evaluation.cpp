@@ -225,7 +225,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
   }
   if (!no_device.empty()) {
     stop_reason_ = "no device: " + no_device;
-    return Status::error(stop_reason_);
+    return Status::no_device(stop_reason_);
   }
 
   // Recorded in order.

@@ -281,10 +281,10 @@ int run_optimize(const RunCommand& cmd) {
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) {
     // Without a GPU, say what works instead (the demo runs the same loop).
-    const bool no_gpu = s.message().find("no GPU") != std::string::npos;
-    return command_error(cmd.verb,
-                         s.message() + (no_gpu ? "; `kopt demo` shows the loop without a GPU" : ""),
-                         kExitNoDevice);
+    return command_error(
+        cmd.verb,
+        s.message() + (s.is_no_device() ? "; `kopt demo` shows the loop without a GPU" : ""),
+        kExitNoDevice);
   }
   if (workers.size() > 1) {
     std::string where;
@@ -340,9 +340,8 @@ int run_optimize(const RunCommand& cmd) {
   }
   fmt::print(stderr, "\n");
   if (!s.ok())
-    return command_error(
-        cmd.verb, fmt::format("run {} stopped: {}", run_id, s.message()),
-        loop.stop_reason().rfind("no device", 0) == 0 ? kExitNoDevice : kExitInternal);
+    return command_error(cmd.verb, fmt::format("run {} stopped: {}", run_id, s.message()),
+                         s.is_no_device() ? kExitNoDevice : kExitInternal);
   std::vector<BestRow> best;
   RunRecord run;
   db->get_run(run_id, &run);

@@ -280,8 +280,9 @@ Status WorkerClient::device_info(bool measure_bandwidth, DeviceInfo* out) {
   json msg{{"id", next_id_++}, {"op", "device"}, {"measure_bandwidth", measure_bandwidth}};
   Exchange ex = exchange(msg, "device");
   if (ex.outcome != Outcome::kReply) return Status::error("worker: " + ex.detail);
+  // The worker is up but could not open a GPU (no driver, no device).
   if (ex.reply.contains("error"))
-    return Status::error(get_or(ex.reply, "error", std::string("no device")));
+    return Status::no_device(get_or(ex.reply, "error", std::string("no device")));
   KOPT_RETURN_IF_ERROR(check_protocol(ex.reply));
   *out = device_info_from_json(get_or(ex.reply, "device", json()));
   return Status();

@@ -22,8 +22,7 @@ Status WorkerPool::devices(bool measure_bandwidth, std::vector<DeviceInfo>* out)
         [&, i] { status[i] = sandboxes_[i]->device_info(measure_bandwidth, &(*out)[i]); });
   for (auto& t : threads) t.join();
   for (size_t i = 0; i < status.size(); ++i)
-    if (!status[i].ok())
-      return Status::error("worker " + std::to_string(i) + ": " + status[i].message());
+    if (!status[i].ok()) return status[i].with_context("worker " + std::to_string(i) + ": ");
   for (size_t i = 1; i < out->size(); ++i)
     if ((*out)[i].name != (*out)[0].name)
       return Status::error("workers 0 and " + std::to_string(i) + " have different GPU models (" +

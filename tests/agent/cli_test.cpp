@@ -264,6 +264,10 @@ TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
   Outcome o = kopt_cli({"run", "--shape", "5120x256", "--db", test::temp_path("nogpu.db")});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
   EXPECT_NE(o.output.find("no GPU"), std::string::npos);
+  // The worker's reply says no device (not a message that happens to read
+  // "no GPU"), so run names what works without one.
+  EXPECT_NE(o.output.find("`kopt demo` shows the loop without a GPU"), std::string::npos)
+      << o.output;
   EXPECT_EQ(kopt_cli({"bench", "--shape", "5120x256"}).code, kExitNoDevice);
   EXPECT_EQ(kopt_cli({"doctor"}).code, kExitNoDevice);
 }

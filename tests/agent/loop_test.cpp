@@ -918,6 +918,7 @@ TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
   int64_t id;
   Status s = loop.start(w4a16::shape(5120, 256, 64), "{}", &id);
   EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.is_no_device()) << "callers tell it from other failures by its kind, not its text";
   EXPECT_EQ(loop.stop_reason().rfind("no device", 0), 0u);
 }
 
