@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,10 +13,13 @@
 
 #include "kernels/kopt_generic_rule.h"
 #include "sandbox/candidate.h"
+#include "sandbox/evaluation.h"
 #include "sandbox/problem.h"
 #include "sandbox/status.h"
 
 namespace kopt {
+
+class Sandbox;
 
 struct ExportCommand {
   std::string problem;  // empty: the default problem
@@ -112,6 +116,12 @@ struct RuleCheck {
   double ratio = 1;  // chosen / fastest
 };
 std::vector<RuleCheck> leave_one_out(const LibrarySpec& library, const GenericMeasurements& m);
+
+// The generic variants, measured on each probe shape not yet in `m` for
+// this device; `save` is called after each shape so a killed run loses one.
+Status measure_generic(const Problem& problem, Sandbox& sandbox, const DeviceInfo& device,
+                       const std::vector<Shape>& shapes, GenericMeasurements* m,
+                       const std::function<Status()>& save);
 
 // The dispatch table: tuned entries grouped by vendor (the NVIDIA build
 // compiles sm_* entries, the AMD build gfx* ones; the library then compares
