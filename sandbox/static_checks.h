@@ -33,4 +33,8 @@ Status check_compiled_code(const std::string& assembly);
 // The inline-assembly mnemonics a candidate may use (prefix match).
 const std::vector<std::string>& allowed_asm_prefixes();
 
+// The markers of L2 residency control (evict_last, createpolicy, ...),
+// refused in inline assembly and anywhere in the compiled code.
+const std::vector<std::string>& residency_control_markers();
+
 }  // namespace kopt

@@ -68,8 +68,9 @@ TEST(ReplaySetTest, EveryAnswerBecomesASourceOrAReason) {
       // The lines the elision skipped are all still there.
       EXPECT_EQ(text_lines(source).size(), text_lines(parent).size()) << name;
     }
-    if (name == "20-two-blocks-second-is-the-fix")
+    if (name == "20-two-blocks-second-is-the-fix") {
       EXPECT_NE(source.find("\"name\": \"gen-fixed\""), std::string::npos) << "took the draft";
+    }
     if (name == "21-whole-program") {
       for (const char* host : {"int main(", "hipMalloc", "#include", "hipLaunchKernelGGL"})
         EXPECT_EQ(source.find(host), std::string::npos) << host << " kept";
