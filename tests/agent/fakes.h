@@ -91,6 +91,13 @@ struct ScriptedReply {
   std::string retry_after;
 };
 
+// The built-in mutator alone, weight 1.
+inline std::vector<WeightedProposer> mutator_only() {
+  std::vector<WeightedProposer> p;
+  p.push_back({std::make_unique<ParameterMutator>(), 1.0});
+  return p;
+}
+
 // OpenAI-style body for a text answer.
 inline std::string chat_body(const std::string& text, const std::string& finish = "stop") {
   nlohmann::json j{
