@@ -57,6 +57,9 @@ std::string candidate_idea(const CandidateRecord& c, const CandidateRecord* pare
   // Its parent is the same kernel on another shape: no move to describe.
   if (c.proposer == "transfer")
     return "transferred: the fastest kernel of a nearby shape on this GPU, measured here as it is";
+  if (c.proposer == "library")
+    return "from the shipped library: its tuned kernel of this or a nearby shape, measured here as "
+           "it is";
   if (parent && parent->source == c.source) {
     // Both sides with the contract's defaults filled in, so "{}" and an
     // explicit default compare equal.

@@ -68,6 +68,12 @@ Status read_export_manifest(const Problem& problem, const std::string& path,
   out->clear();
   std::string text;
   KOPT_RETURN_IF_ERROR(read_text_file(path, &text));
+  return parse_export_manifest(problem, text, path, out);
+}
+
+Status parse_export_manifest(const Problem& problem, const std::string& text,
+                             const std::string& path, std::vector<ManifestEntry>* out) {
+  out->clear();
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   // Version 1 (before problems were plug-ins) is a bare array of W4A16
   // entries; later ones an object with their version, problem and entries.

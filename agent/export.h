@@ -94,6 +94,9 @@ struct ManifestEntry {
 // integer "params"; "file" defaults to the shape's tuned entry file.
 Status read_export_manifest(const Problem& problem, const std::string& path,
                             std::vector<ManifestEntry>* out);
+// The same from the manifest's text (`path` names it in errors).
+Status parse_export_manifest(const Problem& problem, const std::string& text,
+                             const std::string& path, std::vector<ManifestEntry>* out);
 
 // Measured times of the generic variants (out_dir/GENERIC.json).
 struct GenericMeasurements {

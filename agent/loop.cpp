@@ -69,11 +69,14 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
     KOPT_RETURN_IF_ERROR(add(seed->name, seed->source, start.params, "start", {}));
   }
   std::vector<BestRow> transfers;
-  KOPT_RETURN_IF_ERROR(transfer_points(shape, &transfers));
+  std::vector<StartPoint> shipped;
+  KOPT_RETURN_IF_ERROR(transfer_points(shape, &transfers, &shipped));
   for (const BestRow& t : transfers)
     KOPT_RETURN_IF_ERROR(add(t.candidate.name, t.candidate.source,
                              params_from_json(t.candidate.params_json), "transfer",
                              {t.candidate.id}));
+  for (const StartPoint& k : shipped)
+    KOPT_RETURN_IF_ERROR(add(k.name, find_seed(*problem, k.name)->source, k.params, "library", {}));
   return this->run(&run);
 }
 
@@ -91,8 +94,10 @@ double shape_distance(const Shape& a, const Shape& b) {
 }
 }  // namespace
 
-Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow>* out) {
+Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow>* out,
+                                         std::vector<StartPoint>* shipped) {
   out->clear();
+  shipped->clear();
   if (options_.transfers <= 0) return Status();
   // Without a device there is nothing measured to transfer from (the run
   // itself reports why it has none).
@@ -117,6 +122,25 @@ Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow
     // One that this shape cannot run would only cost a candidate.
     if (!runs_on(c.source, params_from_json(c.params_json), shape, device)) continue;
     if (taken.insert(c.key).second) out->push_back(bests[i]);
+  }
+  // The shipped library's kernels fill in, nearest first (its own kernel for
+  // this very shape, if it has one, before all others).
+  const Problem* problem = find_problem(shape.problem);
+  std::vector<std::pair<double, size_t>> library;
+  for (size_t i = 0; i < options_.shipped.size(); ++i)
+    if (options_.shipped[i].shape.problem == shape.problem)
+      library.push_back({shape_distance(shape, options_.shipped[i].shape), i});
+  std::stable_sort(library.begin(), library.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [distance, i] : library) {
+    if (static_cast<int>(out->size() + shipped->size()) >= options_.transfers) break;
+    const StartPoint& k = options_.shipped[i].kernel;
+    const Seed* seed = problem ? find_seed(*problem, k.name) : nullptr;
+    Candidate parsed;  // a kernel today's seed no longer describes is no starting point
+    if (!seed || !parse_candidate(seed->source, k.params, &parsed).ok() ||
+        !runs_on(seed->source, k.params, shape, device))
+      continue;
+    if (taken.insert(proposal_key(seed->source, k.params)).second) shipped->push_back(k);
   }
   return Status();
 }

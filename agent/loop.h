@@ -75,6 +75,15 @@ struct StartPoint {
   std::map<std::string, int64_t> params;
 };
 
+// A kernel the shipped library carries for `shape` (its export manifest):
+// where a run's own database has fewer than LoopOptions::transfers kernels
+// of nearby shapes, the nearest of these fill in, so a first run on a shape
+// nobody tuned here starts from the library's tuning, not the seeds alone.
+struct ShippedKernel {
+  Shape shape;
+  StartPoint kernel;
+};
+
 struct LoopOptions {
   int64_t budget = 100;  // candidates evaluated in the run, seeds included
   // On resume: the run's new total budget, as given on the command line
@@ -110,6 +119,10 @@ struct LoopOptions {
   // this shape's best is out of the mutator's reach, yet often near the best
   // here when it won on a similar shape; 0: none.
   int transfers = 3;
+  // The shipped library's kernels: where fewer than `transfers` come from
+  // the database, the nearest of these that this shape can run fill in
+  // (proposer "library").
+  std::vector<ShippedKernel> shipped;
 };
 
 // One line of progress, after each candidate.
@@ -142,8 +155,10 @@ class OptimizationLoop {
  private:
   Status run(RunRecord* run);
   // The candidates a new run for `shape` transfers from other shapes
-  // (LoopOptions::transfers), nearest first.
-  Status transfer_points(const Shape& shape, std::vector<BestRow>* out);
+  // (LoopOptions::transfers), nearest first: from the database, then from
+  // the shipped library where the database has too few.
+  Status transfer_points(const Shape& shape, std::vector<BestRow>* out,
+                         std::vector<StartPoint>* shipped);
   // Evaluates the candidates together and records each result in order;
   // `led` says which became the new best.
   Status evaluate_batch(RunRecord* run, const std::vector<CandidateRecord*>& batch,

@@ -116,6 +116,21 @@ Status worker_options(const Config& config, const std::string& gpus_flag,
   return Status();
 }
 
+// The shipped library's kernels (its manifest, embedded in kopt), for runs
+// to start from. One that cannot be read gives none: a run then starts
+// from the seeds and the database, as it would without a library.
+std::vector<ShippedKernel> shipped_kernels(const Problem& problem) {
+  std::vector<ShippedKernel> out;
+  const std::string manifest = problem.library().shipped_manifest;
+  std::vector<ManifestEntry> entries;
+  if (manifest.empty() ||
+      !parse_export_manifest(problem, manifest, "the shipped library's manifest", &entries).ok())
+    return out;
+  for (const ManifestEntry& e : entries)
+    out.push_back({e.shape, {e.row.value("name", std::string()), e.params}});
+  return out;
+}
+
 std::string format_seconds(double s) {
   if (s < 0) return "no time limit";
   int t = static_cast<int>(s);
@@ -304,6 +319,7 @@ int run_optimize(const RunCommand& cmd) {
   lo.bandit = config.bandit;
   lo.repair_turns = config.repair_turns;
   lo.transfers = config.transfers;
+  lo.shipped = shipped_kernels(*find_problem(shape.problem));
   lo.starts = std::move(starts);
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;

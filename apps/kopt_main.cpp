@@ -176,7 +176,8 @@ int main(int argc, char** argv) {
       run_cmd
           ->add_option("--transfers", run_transfers,
                        "also start from the fastest kernel of this many nearest other shapes "
-                       "measured on the GPU (default from config: 3; 0: none)")
+                       "measured on the GPU, the shipped library's filling in (default from "
+                       "config: 3; 0: none)")
           ->check(CLI::Range(0, 64));
   run_cmd->add_option("--start", run.starts,
                       "evaluate this first, after the seeds: SEED or SEED:NAME=V,NAME=V, or an "

@@ -102,6 +102,9 @@ struct LibrarySpec {
   // The two variables the generic rule measures distance in (log scale):
   // what sets a shape's cost, e.g. K and N of a GEMV.
   std::array<std::string, 2> rule_variables;
+  // The shipped library's export manifest (MANIFEST.json, embedded at build
+  // time; "" where the problem ships none): runs start from its kernels.
+  std::string shipped_manifest;
 };
 
 class Problem {

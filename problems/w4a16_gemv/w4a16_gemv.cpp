@@ -16,6 +16,7 @@ extern const char* const kW4a16SeedSplitK;
 extern const char* const kW4a16SeedDot;
 extern const char* const kW4a16SeedGen;
 extern const char* const kW4a16Task;
+extern const char* const kW4a16ShippedManifest;
 extern const char* const kW4a16DevicePrelude;
 extern const char* const kW4a16DeviceReference;
 extern const char* const kW4a16DeviceDequantize;
@@ -354,6 +355,7 @@ class W4a16Gemv : public Problem {
     spec.name = "kopt_w4a16";
     spec.out_dir = "kernels/generated";
     spec.rule_variables = {"K", "N"};
+    spec.shipped_manifest = embedded::kW4a16ShippedManifest;
     // The first supported one serves a shape the rule has no data near, so
     // the order runs from the usually fastest to the one that runs anything.
     spec.generic_variants = {

@@ -15,6 +15,7 @@ extern const char* const kW8a16SeedNaive;
 extern const char* const kW8a16SeedVec;
 extern const char* const kW8a16SeedSplitK;
 extern const char* const kW8a16Task;
+extern const char* const kW8a16ShippedManifest;
 extern const char* const kW8a16DevicePrelude;
 extern const char* const kW8a16DeviceReference;
 extern const char* const kW8a16DeviceDequantize;
@@ -160,6 +161,7 @@ class W8a16Gemv : public Problem {
     spec.name = "kopt_w8a16";
     spec.out_dir = "problems/w8a16_gemv/library/generated";
     spec.rule_variables = {"K", "N"};
+    spec.shipped_manifest = embedded::kW8a16ShippedManifest;
     spec.generic_variants = {
         {"generic_vec", "vec", {}, "vec seed's defaults: 16-byte int8 loads, K a multiple of 16"},
         {"generic_splitk", "splitk", {}, "split-K seed's defaults: few channels, long rows"},

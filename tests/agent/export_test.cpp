@@ -33,6 +33,33 @@ ExportedKernel entry(const std::string& symbol, std::vector<std::string> targets
   return k;
 }
 
+// Each problem's shipped manifest, embedded in kopt for runs to start from,
+// reads as an export manifest of its problem, and every entry names one of
+// today's seeds with parameters its contract declares: a re-export that
+// renamed a seed or a knob would otherwise silently cost runs their starts.
+TEST(ExportTest, TheShippedManifestsNameTodaysSeedsAndKnobs) {
+  int shipped = 0;
+  for (const Problem* problem : registered_problems()) {
+    const std::string text = problem->library().shipped_manifest;
+    if (text.empty()) continue;
+    ++shipped;
+    std::vector<ManifestEntry> entries;
+    Status s = parse_export_manifest(*problem, text, problem->id() + " manifest", &entries);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_FALSE(entries.empty()) << problem->id();
+    for (const ManifestEntry& e : entries) {
+      const std::string name = e.row.value("name", std::string());
+      const Seed* seed = find_seed(*problem, name);
+      ASSERT_NE(seed, nullptr) << problem->id() << ": no seed " << name;
+      Candidate c;
+      Status parsed = parse_candidate(seed->source, e.params, &c);
+      EXPECT_TRUE(parsed.ok()) << problem->id() << " " << e.shape.name() << ": "
+                               << parsed.message();
+    }
+  }
+  EXPECT_GE(shipped, 2) << "W4A16 and W8A16 ship libraries";
+}
+
 // Entries are compiled per vendor (sm_* for NVIDIA, gfx* for AMD) and
 // dispatched on their named architecture; an entry serving gfx906 that was
 // tuned elsewhere says so.

@@ -15,6 +15,7 @@
 #include "agent/model_proposer.h"
 #include "agent/timeline.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
+#include "problems/w8a16_gemv/w8a16_gemv.h"
 #include "tests/agent/fakes.h"
 #include "tests/test_paths.h"
 
@@ -401,6 +402,72 @@ TEST(LoopTest, ANewRunStartsFromTheBestOfTheNearestOtherShapes) {
   EXPECT_EQ(candidate_idea(transfer, &parent).rfind("transferred", 0), 0u);
   EXPECT_EQ(transferred(1).size(), 1u);
   EXPECT_TRUE(transferred(0).empty());
+}
+
+// A first run on a shape nobody measured here starts from the shipped
+// library's kernels of the nearest shapes (proposer "library"), where the
+// database has fewer than `transfers`: not one this shape cannot run, nor
+// one with a parameter today's seed does not have, nor one from another
+// problem; the database's own transfers come first.
+TEST(LoopTest, ANewRunStartsFromTheShippedLibrarysNearestKernels) {
+  class KnownDevice : public test::FakeEvaluator {
+   public:
+    Status device(DeviceInfo* out) override {
+      *out = device_info();
+      out->multiprocessors = 132;
+      out->warp_size = 32;
+      out->max_threads_per_block = 1024;
+      out->max_shared_bytes = 48 * 1024;
+      return Status();
+    }
+  };
+  const std::map<std::string, int64_t> nearest = {
+      {"DEPTH", 8}, {"XREG", 1}, {"KSPLIT", 5}, {"WARPS", 5}};
+  const std::map<std::string, int64_t> second = {{"ROWS", 3}, {"OCC", 4}};
+  std::vector<ShippedKernel> shipped = {
+      {w4a16::shape(4096, 7168, 64), {"gen", second}},
+      {w4a16::shape(5120, 384, 64), {"gen", {{"XREG", 1}, {"LPR", 32}}}},  // cannot run K = 5120
+      {w4a16::shape(5120, 256, 64), {"gen", nearest}},
+      {w4a16::shape(5120, 768, 64), {"gen", {{"NO_SUCH_KNOB", 1}}}},
+      {w8a16::shape(5120, 512), {"vec", {}}}};
+  auto started = [&](Database* db, int transfers) {
+    KnownDevice eval;
+    LoopOptions o;
+    o.budget = 8;
+    o.transfers = transfers;
+    o.shipped = shipped;
+    OptimizationLoop loop(db, &eval, mutator_only(), o);
+    int64_t id = 0;
+    EXPECT_TRUE(loop.start(w4a16::shape(5120, 512, 64), "{}", &id).ok());
+    std::vector<CandidateRecord> cs;
+    EXPECT_TRUE(db->candidates_of_run(id, &cs).ok());
+    std::vector<std::pair<std::string, std::string>> out;  // proposer, parameters
+    for (const auto& c : cs)
+      if (c.proposer == "library" || c.proposer == "transfer")
+        out.push_back({c.proposer, c.params_json});
+    return out;
+  };
+  std::unique_ptr<Database> fresh;
+  ASSERT_TRUE(Database::open(test::temp_path("library-starts"), &fresh).ok());
+  const auto three = started(fresh.get(), 3);
+  ASSERT_EQ(three.size(), 2u) << "two of the five can start a run on 5120x512";
+  EXPECT_EQ(three[0], std::make_pair(std::string("library"), params_to_json(nearest)));
+  EXPECT_EQ(three[1], std::make_pair(std::string("library"), params_to_json(second)));
+  CandidateRecord library;
+  library.proposer = "library";
+  EXPECT_EQ(candidate_idea(library, nullptr).rfind("from the shipped library", 0), 0u);
+
+  // With a kernel of its own database nearby, that one comes first and the
+  // library fills the rest.
+  std::unique_ptr<Database> used;
+  ASSERT_TRUE(Database::open(test::temp_path("library-and-db"), &used).ok());
+  measured_elsewhere(used.get(), "w4a16_gemv:5120x1024", test::FakeEvaluator::device_info().name,
+                     {{"DEPTH", 6}}, 2.0);
+  const auto two = started(used.get(), 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0], std::make_pair(std::string("transfer"), params_to_json({{"DEPTH", 6}})));
+  EXPECT_EQ(two[1], std::make_pair(std::string("library"), params_to_json(nearest)));
+  EXPECT_TRUE(started(used.get(), 0).empty());
 }
 
 TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
