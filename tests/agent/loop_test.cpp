@@ -325,6 +325,20 @@ TEST(LoopTest, BanditSharesFollowImprovementPerCost) {
   EXPECT_EQ(bandit_shares(p)[1], 0);
 }
 
+// The fake GPU with the sizes the contracts' requirements need (so kernels
+// a shape cannot run are told apart).
+class KnownDevice : public test::FakeEvaluator {
+ public:
+  Status device(DeviceInfo* out) override {
+    *out = device_info();
+    out->multiprocessors = 132;
+    out->warp_size = 32;
+    out->max_threads_per_block = 1024;
+    out->max_shared_bytes = 48 * 1024;
+    return Status();
+  }
+};
+
 // A measured `gen` kernel of another run: its own run on `shape_key`, the
 // parameters, the time, on `device`. Returns the candidate's id.
 int64_t measured_elsewhere(Database* db, const std::string& shape_key, const std::string& device,
@@ -363,18 +377,6 @@ TEST(LoopTest, ANewRunStartsFromTheBestOfTheNearestOtherShapes) {
   measured_elsewhere(db.get(), "w4a16_gemv:7168x9216", gpu, {{"ROWS", 4}}, 13.0);
   measured_elsewhere(db.get(), "w4a16_gemv:5120x768", "Other GPU", {{"ROWS", 8}}, 1.0);
   measured_elsewhere(db.get(), "w4a16_gemv:5120x384", gpu, {{"XREG", 1}, {"LPR", 32}}, 1.0);
-  // The fake GPU with the sizes the contract's requirements need.
-  class KnownDevice : public test::FakeEvaluator {
-   public:
-    Status device(DeviceInfo* out) override {
-      *out = device_info();
-      out->multiprocessors = 132;
-      out->warp_size = 32;
-      out->max_threads_per_block = 1024;
-      out->max_shared_bytes = 48 * 1024;
-      return Status();
-    }
-  };
 
   auto transferred = [&](int transfers) {
     KnownDevice eval;
@@ -410,17 +412,6 @@ TEST(LoopTest, ANewRunStartsFromTheBestOfTheNearestOtherShapes) {
 // one with a parameter today's seed does not have, nor one from another
 // problem; the database's own transfers come first.
 TEST(LoopTest, ANewRunStartsFromTheShippedLibrarysNearestKernels) {
-  class KnownDevice : public test::FakeEvaluator {
-   public:
-    Status device(DeviceInfo* out) override {
-      *out = device_info();
-      out->multiprocessors = 132;
-      out->warp_size = 32;
-      out->max_threads_per_block = 1024;
-      out->max_shared_bytes = 48 * 1024;
-      return Status();
-    }
-  };
   const std::map<std::string, int64_t> nearest = {
       {"DEPTH", 8}, {"XREG", 1}, {"KSPLIT", 5}, {"WARPS", 5}};
   const std::map<std::string, int64_t> second = {{"ROWS", 3}, {"OCC", 4}};

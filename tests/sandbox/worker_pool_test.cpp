@@ -33,15 +33,20 @@ TEST(WorkerPoolTest, EachGpuWorkerSeesOnlyItsGpu) {
   EXPECT_EQ(commands[1][1], "CUDA_VISIBLE_DEVICES=1");
 }
 
-// Three host-fake workers evaluate five requests at once; each result is
-// the one of its own request (shape and seed kernel), in request order.
-TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
-  std::vector<SandboxOptions> workers(3);
+// `n` workers on the host fake (no GPU), no gfx906 check.
+std::vector<SandboxOptions> host_fake_workers(size_t n) {
+  std::vector<SandboxOptions> workers(n);
   for (auto& w : workers) {
     w.worker_command = {default_worker_command()[0], "--host-demo"};
     w.amd_check = false;
   }
-  WorkerPool pool(workers);
+  return workers;
+}
+
+// Three host-fake workers evaluate five requests at once; each result is
+// the one of its own request (shape and seed kernel), in request order.
+TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
+  WorkerPool pool(host_fake_workers(3));
   std::vector<DeviceInfo> devices;
   ASSERT_TRUE(pool.devices(false, &devices).ok());
   ASSERT_EQ(devices.size(), 3u);
@@ -67,12 +72,7 @@ TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
 // Lent for the whole stream, worker 1 takes nothing and the stream ends
 // without waiting for it; given back from the start, both workers take work.
 TEST(WorkerPoolTest, AStreamGrowsFromItsResultsAndSkipsALentWorker) {
-  std::vector<SandboxOptions> workers(2);
-  for (auto& w : workers) {
-    w.worker_command = {default_worker_command()[0], "--host-demo"};
-    w.amd_check = false;
-  }
-  WorkerPool pool(workers);
+  WorkerPool pool(host_fake_workers(2));
   std::vector<DeviceInfo> devices;
   ASSERT_TRUE(pool.devices(false, &devices).ok());
   for (bool lent_all_along : {true, false}) {
