@@ -319,7 +319,10 @@ int run_optimize(const RunCommand& cmd) {
   lo.bandit = config.bandit;
   lo.repair_turns = config.repair_turns;
   lo.transfers = config.transfers;
-  lo.shipped = shipped_kernels(*find_problem(shape.problem));
+  // A new run's library starts (a resumed run has its candidates already).
+  if (const Problem* problem =
+          cmd.resume || !cmd.library_starts ? nullptr : find_problem(shape.problem))
+    lo.shipped = shipped_kernels(*problem);
   lo.starts = std::move(starts);
   lo.time_s = config.time_s;
   lo.tokens = config.tokens;
@@ -426,6 +429,7 @@ int run_demo(RunCommand cmd) {
   if (Status s = parse_shape(cmd.problem, cmd.shape, shape_defaults(cmd.group), &shape); !s.ok())
     return command_error("demo", s.message(), kExitUsage);
   cmd.worker_command = {executable_dir() + "/kopt-worker", "--host-demo"};
+  cmd.library_starts = false;  // tuned for GPUs; the demo's budget goes to the loop
   fmt::print(
       "kopt demo: no GPU needed. Each candidate's contract, source rules and compilation are real; "
       "its kernel\n"

@@ -23,6 +23,10 @@ struct RunCommand {
   std::optional<uint64_t> seed;
   std::optional<int> trials;
   std::optional<int> transfers;  // overrides [run] transfers
+  // A new run also starts from the shipped library's kernels where the
+  // database has too few (LoopOptions::shipped); off in the demo, whose
+  // kernels run simulated on the CPU.
+  bool library_starts = true;
   bool no_mutator = false;
   std::string prompts_dir;  // prompt templates to use instead of the built-in ones
   std::string gpus;         // "all" or "0,1": one worker per GPU (overrides [workers])
