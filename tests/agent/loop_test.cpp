@@ -14,6 +14,7 @@
 #include "agent/candidate_text.h"
 #include "agent/model_proposer.h"
 #include "agent/timeline.h"
+#include "problems/w4a16_batch/w4a16_batch.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "problems/w8a16_gemv/w8a16_gemv.h"
 #include "tests/agent/fakes.h"
@@ -339,17 +340,19 @@ class KnownDevice : public test::FakeEvaluator {
   }
 };
 
-// A measured `gen` kernel of another run: its own run on `shape_key`, the
-// parameters, the time, on `device`. Returns the candidate's id.
+// A measured kernel of another run (`gen` unless `seed` says): its own run
+// on `shape_key`, the parameters, the time, on `device`. Returns the
+// candidate's id.
 int64_t measured_elsewhere(Database* db, const std::string& shape_key, const std::string& device,
-                           const std::map<std::string, int64_t>& params, double us) {
+                           const std::map<std::string, int64_t>& params, double us,
+                           const Seed& seed = test::w4a16_seed("gen")) {
   RunRecord run;
   run.shape = shape_key;
   EXPECT_TRUE(db->create_run(&run).ok());
   CandidateRecord c;
   c.run_id = run.id;
-  c.name = "gen";
-  c.source = test::w4a16_seed("gen").source;
+  c.name = seed.name;
+  c.source = seed.source;
   c.params_json = params_to_json(params);
   c.key = proposal_key(c.source, params);
   c.proposer = "mutator";
@@ -459,6 +462,38 @@ TEST(LoopTest, ANewRunStartsFromTheShippedLibrarysNearestKernels) {
   EXPECT_EQ(two[0], std::make_pair(std::string("transfer"), params_to_json({{"DEPTH", 6}})));
   EXPECT_EQ(two[1], std::make_pair(std::string("library"), params_to_json(nearest)));
   EXPECT_TRUE(started(used.get(), 0).empty());
+}
+
+// Transfers cross M: a decode batch of 4 rows nobody ran starts from
+// kernels measured at other row counts, and M counts in the distance like K
+// and N: a 4-row kernel of a slightly wider shape (5120x640) comes before a
+// 16-row kernel of the same K x N, which comes before one of another K x N.
+TEST(LoopTest, TransfersCrossTheNumberOfRows) {
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::open(test::temp_path("transfers-rows"), &db).ok());
+  const std::string gpu = test::FakeEvaluator::device_info().name;
+  const Seed& klanes = *find_seed(*find_problem("w4a16_batch"), "klanes");
+  const std::map<std::string, int64_t> sixteen_rows = {{"MR", 16}, {"COLS", 1}};
+  const std::map<std::string, int64_t> wider = {{"MR", 4}, {"COLS", 4}};
+  measured_elsewhere(db.get(), w4a16_batch::shape(16, 5120, 512).key(), gpu, sixteen_rows, 4.0,
+                     klanes);
+  measured_elsewhere(db.get(), w4a16_batch::shape(4, 5120, 640).key(), gpu, wider, 3.0, klanes);
+  measured_elsewhere(db.get(), w4a16_batch::shape(4, 7168, 9216).key(), gpu,
+                     {{"MR", 4}, {"WARPS", 4}}, 30.0, klanes);
+  KnownDevice eval;
+  LoopOptions o;
+  o.budget = 6;
+  o.transfers = 2;
+  OptimizationLoop loop(db.get(), &eval, mutator_only(), o);
+  int64_t id = 0;
+  ASSERT_TRUE(loop.start(w4a16_batch::shape(4, 5120, 512), "{}", &id).ok());
+  std::vector<CandidateRecord> cs;
+  ASSERT_TRUE(db->candidates_of_run(id, &cs).ok());
+  std::vector<std::string> transferred;
+  for (const auto& c : cs)
+    if (c.proposer == "transfer") transferred.push_back(c.params_json);
+  EXPECT_EQ(transferred,
+            (std::vector<std::string>{params_to_json(wider), params_to_json(sixteen_rows)}));
 }
 
 TEST(LoopTest, NoDeviceStopsTheRunWithAClearReason) {
