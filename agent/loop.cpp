@@ -94,6 +94,25 @@ double shape_distance(const Shape& a, const Shape& b) {
 }
 }  // namespace
 
+namespace {
+
+// Indices of `others` of `shape`'s problem, nearest first (ties in their
+// order); an empty one is left out.
+std::vector<size_t> nearest_first(const Shape& shape,
+                                  const std::vector<std::optional<Shape>>& others) {
+  std::vector<std::pair<double, size_t>> nearest;
+  for (size_t i = 0; i < others.size(); ++i)
+    if (others[i] && others[i]->problem == shape.problem)
+      nearest.push_back({shape_distance(shape, *others[i]), i});
+  std::stable_sort(nearest.begin(), nearest.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<size_t> order;
+  for (const auto& [distance, i] : nearest) order.push_back(i);
+  return order;
+}
+
+}  // namespace
+
 Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow>* out,
                                          std::vector<StartPoint>* shipped) {
   out->clear();
@@ -105,18 +124,14 @@ Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow
   if (!evaluator_->device(&device).ok() || device.name.empty()) return Status();
   std::vector<BestRow> bests;  // the fastest candidate of every shape on this GPU
   KOPT_RETURN_IF_ERROR(db_->best("", device.name, 1, &bests));
-  std::vector<std::pair<double, size_t>> nearest;
-  for (size_t i = 0; i < bests.size(); ++i) {
+  std::vector<std::optional<Shape>> measured;  // none: unreadable, or this shape itself
+  for (const BestRow& b : bests) {
     Shape other;
-    if (!parse_shape_key(bests[i].evaluation.shape, &other).ok() ||
-        other.problem != shape.problem || other == shape)
-      continue;
-    nearest.push_back({shape_distance(shape, other), i});
+    const bool other_shape = parse_shape_key(b.evaluation.shape, &other).ok() && !(other == shape);
+    measured.push_back(other_shape ? std::optional<Shape>(other) : std::nullopt);
   }
-  std::stable_sort(nearest.begin(), nearest.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::set<std::string> taken;
-  for (const auto& [distance, i] : nearest) {
+  for (size_t i : nearest_first(shape, measured)) {
     if (static_cast<int>(out->size()) >= options_.transfers) break;
     const CandidateRecord& c = bests[i].candidate;
     // One that this shape cannot run would only cost a candidate.
@@ -126,13 +141,9 @@ Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow
   // The shipped library's kernels fill in, nearest first (its own kernel for
   // this very shape, if it has one, before all others).
   const Problem* problem = find_problem(shape.problem);
-  std::vector<std::pair<double, size_t>> library;
-  for (size_t i = 0; i < options_.shipped.size(); ++i)
-    if (options_.shipped[i].shape.problem == shape.problem)
-      library.push_back({shape_distance(shape, options_.shipped[i].shape), i});
-  std::stable_sort(library.begin(), library.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [distance, i] : library) {
+  std::vector<std::optional<Shape>> shipped_shapes;
+  for (const ShippedKernel& k : options_.shipped) shipped_shapes.push_back(k.shape);
+  for (size_t i : nearest_first(shape, shipped_shapes)) {
     if (static_cast<int>(out->size() + shipped->size()) >= options_.transfers) break;
     const StartPoint& k = options_.shipped[i].kernel;
     const Seed* seed = problem ? find_seed(*problem, k.name) : nullptr;

@@ -74,25 +74,22 @@ Status OptimizationLoop::profile(int64_t run_id, const CandidateRecord& c) {
   // The last worker's GPU, while the others go on evaluating.
   const int worker = evaluator_->parallelism() - 1;
   const int gpu = worker > 0 ? evaluator_->gpu_of(worker) : -1;
-  if (gpu < 0) {
-    ProfileResult result;
-    Status s = profiler_->profile(c.source, params_from_json(c.params_json), shape_, -1, &result);
-    ProfileRecord p = to_profile_record(c, shape_.key(), device_.name, s, result);
-    KOPT_RETURN_IF_ERROR(db_->add_profile(&p));
-    return stage_done(run_id, "profile", began, 0);
-  }
   ProfileInFlight f;
   f.candidate = c;
   f.worker = worker;
   f.began = began;
-  f.outcome = std::async(std::launch::async, [profiler = profiler_, c, shape = shape_, gpu] {
-    ProfileOutcome o;
-    o.status = profiler->profile(c.source, params_from_json(c.params_json), shape, gpu, &o.result);
-    o.ended = Clock::now();
-    return o;
-  });
+  // Without a GPU of its own the profile runs now, in line (deferred, then
+  // collected at once); either way it is recorded by collect_profile.
+  f.outcome = std::async(gpu < 0 ? std::launch::deferred : std::launch::async,
+                         [profiler = profiler_, c, shape = shape_, gpu] {
+                           ProfileOutcome o;
+                           o.status = profiler->profile(c.source, params_from_json(c.params_json),
+                                                        shape, gpu, &o.result);
+                           o.ended = Clock::now();
+                           return o;
+                         });
   profiling_ = std::move(f);
-  return Status();
+  return gpu < 0 ? collect_profile(run_id, /*wait=*/true) : Status();
 }
 
 Status OptimizationLoop::collect_profile(int64_t run_id, bool wait) {
@@ -171,7 +168,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
   int64_t remeasured = 0;
   Clock::time_point remeasure_began;  // the first re-measurement's dispatch
   // A re-measurement's tag is its first measurement's index plus this.
-  const size_t second = requests.size();
+  const size_t remeasure_tag = requests.size();
   auto next = [&](EvalRequest* request, size_t* tag) {
     if (!no_device.empty()) return false;
     if (next_first < requests.size()) {
@@ -186,7 +183,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
     auto fastest = std::min_element(contenders.begin(), contenders.end(), [&](size_t a, size_t b) {
       return results[a].timing->median_us < results[b].timing->median_us;
     });
-    *tag = second + *fastest;
+    *tag = remeasure_tag + *fastest;
     *request = requests[*fastest];
     request->seed = measure_rng_.next();
     contenders.erase(fastest);
@@ -195,14 +192,14 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
   };
   auto done = [&](size_t tag, EvalResult result) {
     if (result.verdict == Verdict::kNoDevice) no_device = result.message;
-    if (tag < second) {
+    if (tag < remeasure_tag) {
       if (options_.remeasure_new_bests && result.ok() && result.timing &&
           result.timing->median_us < bar)
         contenders.push_back(tag);
       results[tag] = std::move(result);
       return;
     }
-    const size_t r = tag - second;
+    const size_t r = tag - remeasure_tag;
     const double slower = result.ok() && result.timing
                               ? std::max(result.timing->median_us, results[r].timing->median_us)
                               : std::numeric_limits<double>::infinity();
