@@ -11,6 +11,8 @@ namespace embedded {
 extern const char* const kW4a16BatchSeedRows;
 extern const char* const kW4a16BatchSeedTile;
 extern const char* const kW4a16BatchSeedKlanes;
+extern const char* const kW4a16BatchSeedNcols;
+extern const char* const kW4a16BatchSeedXrows;
 extern const char* const kW4a16BatchTask;
 extern const char* const kW4a16BatchDeviceReference;
 }  // namespace embedded
@@ -149,7 +151,9 @@ class W4a16Batch : public Problem {
   const std::vector<Seed>& seeds() const override {
     static const std::vector<Seed> seeds = {{"rows", embedded::kW4a16BatchSeedRows},
                                             {"tile", embedded::kW4a16BatchSeedTile},
-                                            {"klanes", embedded::kW4a16BatchSeedKlanes}};
+                                            {"klanes", embedded::kW4a16BatchSeedKlanes},
+                                            {"ncols", embedded::kW4a16BatchSeedNcols},
+                                            {"xrows", embedded::kW4a16BatchSeedXrows}};
     return seeds;
   }
   std::string task_prompt() const override { return embedded::kW4a16BatchTask; }

@@ -99,7 +99,20 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"MR", 4}, {"WARPS", 4}, {"LAYOUT", 1}},
         {{"MR", 16}, {"COLS", 1}, {"DEPTH", 4}},
         {{"MR", 2}, {"COLS", 4}, {"WARPS", 2}, {"XS", 4}},
-        {{"MR", 1}, {"COLS", 1}, {"DEPTH", 8}, {"CT", 16}}}}};
+        {{"MR", 1}, {"COLS", 1}, {"DEPTH", 8}, {"CT", 16}}}},
+      {"ncols",
+       {{},
+        {{"MR", 16}, {"COLS", 1}, {"WARPS", 8}, {"DEPTH", 1}, {"KL", 1}},
+        {{"MR", 8}, {"COLS", 2}, {"DEPTH", 4}, {"KL", 16}},
+        {{"MR", 4}, {"COLS", 1}, {"DEPTH", 8}, {"KL", 4}},
+        {{"MR", 2}, {"COLS", 2}, {"WARPS", 1}, {"SPLIT", 32}, {"KL", 2}},
+        {{"MR", 1}, {"COLS", 4}, {"DEPTH", 1}, {"SPLIT", 1}}}},
+      {"xrows",
+       {{},
+        {{"MR", 4}, {"ROWS", 3}, {"KSPLIT", 4}},
+        {{"MR", 4}, {"ROWS", 8}, {"KSPLIT", 7}, {"LPR", 32}},
+        {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}},
+        {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}}}}};
   const AmdToolchain amd = AmdToolchain::find();
   for (const Seed& seed : batch().seeds()) {
     ASSERT_TRUE(knobs.count(seed.name)) << "no knob corners listed for seed " << seed.name;
@@ -129,7 +142,9 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
       TargetResources r;
       ASSERT_TRUE(check_gfx906(amd, assemble_source(batch(), cleaned), defines, 120, &r).ok());
       EXPECT_TRUE(r.compiled) << seed.name << ": " << r.note << r.log;
-      EXPECT_EQ(r.spill_bytes, 0) << seed.name << " needs gfx906 scratch";
+      std::string corner;
+      for (const auto& [name, value] : params) corner += " " + name + "=" + std::to_string(value);
+      EXPECT_EQ(r.spill_bytes, 0) << seed.name << corner << " needs gfx906 scratch";
     }
   }
 }

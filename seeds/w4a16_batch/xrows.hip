@@ -1,0 +1,253 @@
+/* kopt:
+{
+  "name": "xrows",
+  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 15-bit fixed point in byte planes, kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * 2^(E - 14) + o * sum(x). A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory. Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rule keeps a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
+  "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
+  "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
+  "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
+  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "LPR <= WARP", "K / 32 <= LPR * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))", "WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) <= 1024", "WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40) <= 65536"],
+  "params": {
+    "MR":     {"values": [1, 2, 4], "default": 4},
+    "ROWS":   {"values": [1, 2, 3, 4, 6, 8], "default": 4},
+    "LPR":    {"values": [8, 16, 32, 64], "default": 32},
+    "KSPLIT": {"values": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16], "default": 0},
+    "OCC":    {"values": [0, 1, 2, 3, 4, 6, 8, 12, 16], "default": 0}
+  }
+}
+*/
+// The packed layout: q bytes as canonical ([N][K/2], low nibble = even k),
+// then half2 (scale, offset) [N][K/G] after a 256-byte boundary.
+KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __restrict__ packed,
+                          int K, int N, int G, int M) {
+  // One thread per (column, group): its G / 2 bytes of q, and its scale and offset.
+  const kopt_u64 i = (kopt_u64)blockIdx.x * blockDim.x + threadIdx.x, groups = K / G;
+  if (i >= (kopt_u64)N * groups) return;
+  const uint4* from = reinterpret_cast<const uint4*>(canonical + i * (G / 2));
+  uint4* to = reinterpret_cast<uint4*>(packed + i * (G / 2));
+  for (int b = 0; b < G / 32; ++b) to[b] = from[b];
+  const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
+  reinterpret_cast<__half2*>(packed + q_bytes)[i] = __halves2half2(
+      kopt_canonical_scales(canonical, K, N, G)[i], kopt_canonical_offsets(canonical, K, N, G)[i]);
+}
+
+// Chunk c of row r of x (32 values) as 15-bit fixed point scaled to the
+// chunk's largest |x| (X = rint(x * 2^(14 - E)), |X| <= 2^14, E the exponent
+// of that largest value: each x off by at most 2^-14 of it), split into a
+// signed high and low byte (X = 256 * hi + lo, lo in -128..127) so dp4a
+// multiplies both by the weight bytes. Piece p holds k = 8p..8p+7 as four
+// words: the low bytes of the even k, of the odd k, then the high bytes of
+// each. `scale` is 2^(E - 14) and `sum` the chunk's sum of x (rounded as X),
+// for the group offsets.
+KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, float* sum) {
+  float v[32];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const __half2* pair = reinterpret_cast<const __half2*>(&h[i]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(pair[e]);
+      v[8 * i + 2 * e] = f.x;
+      v[8 * i + 2 * e + 1] = f.y;
+    }
+  }
+  float largest = 0.f;
+#pragma unroll
+  for (int i = 0; i < 32; ++i) largest = fmaxf(largest, fabsf(v[i]));
+  // E from the exponent bits (largest < 2^E; a half's magnitude is a normal
+  // float), 2^(14 - E) and 2^(E - 14) built the same way.
+  const int E = (int)(__float_as_uint(largest) >> 23) - 126;
+  const bool nonzero = largest > 0.f;
+  const float up = nonzero ? __uint_as_float((kopt_u32)(127 + 14 - E) << 23) : 0.f;
+  // X = rint(x * up) in one FMA: x * up + 1.5 * 2^23 rounds to an integer
+  // whose float bits are the magic number's plus X, and the magic number's
+  // low 22 bits are zero, so those bits hold X in two's complement: lo is
+  // byte 0 of them, hi = (X + 128) >> 8 byte 1 of them plus 128, and the
+  // bits summed less 32 magic numbers are the sum of X (|X| <= 2^14).
+  constexpr float kMagic = 12582912.f;  // 1.5 * 2^23
+  kopt_u32 summed = 0u;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    kopt_u32 lo[8], hi[8];
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+      lo[b] = __float_as_uint(fmaf(v[8 * p + b], up, kMagic));
+      hi[b] = lo[b] + 128u;
+      summed += lo[b];
+    }
+    // Bytes of four values into one word: even k (b = 0, 2, 4, 6), odd k.
+    auto pack = [](const kopt_u32* from, int first, unsigned byte) {
+      const unsigned pick = byte | ((byte + 4u) << 4);  // that byte of a, then of b
+      const kopt_u32 ab = __byte_perm(from[first], from[first + 2], pick);
+      const kopt_u32 cd = __byte_perm(from[first + 4], from[first + 6], pick);
+      return __byte_perm(ab, cd, 0x5410u);
+    };
+    pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
+  }
+  const int total = (int)(summed - 32u * 0x4B400000u);
+  *scale = nonzero ? __uint_as_float((kopt_u32)(127 - 14 + E) << 23) : 0.f;
+  *sum = (float)total * *scale;
+}
+
+// a or b by a mask of bits: written as a select of two array elements, the
+// compiler turns it into a load from a selected address, which keeps the
+// array in scratch on gfx906.
+KOPT_INLINE float xrows_pick(bool first, float a, float b) {
+  const kopt_u32 m = 0u - (kopt_u32)first;
+  return __uint_as_float((__float_as_uint(a) & m) | (__float_as_uint(b) & ~m));
+}
+
+// The transposing butterfly of a lane group's sums, step STEP (lane mask
+// LPR >> STEP): while a lane holds more than one value, the lanes with the
+// mask bit keep the upper half of their values and send the lower, the
+// others the reverse; once one value is left the steps are plain sums.
+template <int STEP>
+KOPT_INLINE void xrows_fold(float (&v)[MR * ROWS], int lane, int& first) {
+  constexpr int mask = LPR >> STEP, half = (MR * ROWS) >> STEP;
+  if constexpr (mask >= 1) {
+    if constexpr (half >= 1) {
+      const bool upper = (lane & mask) != 0;
+#pragma unroll
+      for (int i = 0; i < half; ++i) {
+        const float lo = v[i], hi = v[i + half];
+        v[i] = xrows_pick(upper, hi, lo) + kopt_shfl_xor(xrows_pick(upper, lo, hi), mask);
+      }
+      if (upper) first += half;
+    } else {
+      v[0] += kopt_shfl_xor(v[0], mask);
+    }
+    xrows_fold<STEP + 1>(v, lane, first);
+  }
+}
+
+// Warps a block may have: KSPLIT, or (0) one chunk of the built-for K per
+// lane; a build for any K (no KOPT_SHAPE_K) holds the most a block can have
+// and reads its warps from the launch.
+#if KSPLIT > 0
+#define XROWS_WARPS KSPLIT
+#elif defined(KOPT_SHAPE_K)
+#define XROWS_WARPS ((KOPT_SHAPE_K / 32 + LPR - 1) / LPR)
+#else
+#define XROWS_WARPS (1024 / KOPT_WARP_SIZE)
+#endif
+// Blocks an SM must hold (NVIDIA): the grid's OCC, the same expression as
+// the contract's. On AMD the second bound means waves per SIMD; left to the
+// compiler there.
+#if defined(KOPT_NVIDIA) && OCC > 0
+#define XROWS_MIN_BLOCKS OCC
+#elif defined(KOPT_NVIDIA)
+#define XROWS_MIN_BLOCKS_BY_REGISTERS (65536 / (XROWS_WARPS * KOPT_WARP_SIZE * (18 * MR + 10 * ROWS + 40)))
+#define XROWS_MIN_BLOCKS_BY_WARPS (32 / XROWS_WARPS)
+#define XROWS_MIN_BLOCKS_LEAST \
+  (XROWS_MIN_BLOCKS_BY_REGISTERS < XROWS_MIN_BLOCKS_BY_WARPS ? XROWS_MIN_BLOCKS_BY_REGISTERS : XROWS_MIN_BLOCKS_BY_WARPS)
+#define XROWS_MIN_BLOCKS (XROWS_MIN_BLOCKS_LEAST > 1 ? XROWS_MIN_BLOCKS_LEAST : 1)
+#else
+#define XROWS_MIN_BLOCKS 1
+#endif
+KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS)
+    gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
+         float* __restrict__ ws, int K, int N, int G, int M) {
+  constexpr int W = KOPT_WARP_SIZE;
+  constexpr int GROUPS = W / LPR;            // lane groups of a warp
+  constexpr int PER_TILE = GROUPS * ROWS;    // columns of a tile
+  constexpr int V = MR * ROWS;               // sums a lane holds per tile
+  constexpr bool FOLD = (V & (V - 1)) == 0;  // transposing butterfly (V a power of two)
+  __shared__ float xrows_sums[XROWS_WARPS][GROUPS][V];
+  const int lane = threadIdx.x % W, warp = threadIdx.x / W, group = lane / LPR, member = lane % LPR;
+  const int warps = blockDim.x / W;  // XROWS_WARPS, but where the build is for any K
+  const int chunks = K / 32, groups = K / G;
+  const int chunk = warp * LPR + member;  // this lane's chunk of K
+  const bool inside = chunk < chunks;
+  const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
+  const int tiles = (N + PER_TILE - 1) / PER_TILE;
+
+  // The lane's chunk of every row of x in fixed point (zeros past M or K).
+  uint4 xp[MR][4];
+  float xs[MR], xsum[MR];
+#pragma unroll
+  for (int r = 0; r < MR; ++r) {
+    uint4 h[4] = {};
+    if (r < M && inside) {
+      const uint4* from =
+          reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)chunk * 32);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) h[i] = from[i];
+    }
+    xrows_fixed_chunk(h, xp[r], &xs[r], &xsum[r]);
+  }
+
+  // A tile's loads: 16 bytes of each of the group's columns at the lane's
+  // chunk and its group's (scale, offset); zeros past K.
+  struct Stage {
+    uint4 q[ROWS];
+    __half2 so[ROWS];
+  };
+  auto load = [&](Stage& st, int tile) {
+#pragma unroll
+    for (int c = 0; c < ROWS; ++c) {
+      const int col =
+          min(tile * PER_TILE + group * ROWS + c, N - 1);  // past N: a copy, never written
+      st.q[c] = inside ? kopt_load16_no_l1(w + (kopt_u64)col * (K / 2) + (kopt_u64)chunk * 16)
+                       : make_uint4(0u, 0u, 0u, 0u);
+      st.so[c] = inside ? reinterpret_cast<const __half2*>(
+                              w + q_bytes)[(kopt_u64)col * groups + chunk * 32 / G]
+                        : __floats2half2_rn(0.f, 0.f);
+    }
+  };
+
+  Stage cur, next;
+  int tile = blockIdx.x;
+  if (tile < tiles) load(cur, tile);
+  for (; tile < tiles; tile += gridDim.x) {
+    if (tile + (int)gridDim.x < tiles) load(next, tile + gridDim.x);
+    float v[V];
+#pragma unroll
+    for (int c = 0; c < ROWS; ++c) {
+      int dot[MR];
+#pragma unroll
+      for (int part = 0; part < 4; ++part) {
+        const kopt_u32 word = part == 0   ? cur.q[c].x
+                              : part == 1 ? cur.q[c].y
+                              : part == 2 ? cur.q[c].z
+                                          : cur.q[c].w;
+        const kopt_u32 even = word & 0x0F0F0F0Fu, odd = (word >> 4) & 0x0F0F0F0Fu;
+#pragma unroll
+        for (int r = 0; r < MR; ++r) {
+          const uint4 p = xp[r][part];
+          const int high = kopt_dot4_s8((int)odd, (int)p.w, kopt_dot4_s8((int)even, (int)p.z, 0));
+          const int low = kopt_dot4_s8((int)odd, (int)p.y, kopt_dot4_s8((int)even, (int)p.x, 0));
+          dot[r] = (part == 0 ? 0 : dot[r]) + high * 256 + low;
+        }
+      }
+      const float2 so = __half22float2(cur.so[c]);
+#pragma unroll
+      for (int r = 0; r < MR; ++r)
+        v[r * ROWS + c] = fmaf(so.x, (float)dot[r] * xs[r], so.y * xsum[r]);
+    }
+    // The group's sums, then the block's in a fixed order.
+    if constexpr (FOLD) {
+      int first = 0;
+      xrows_fold<1>(v, member, first);
+      constexpr int HELD = V >= LPR ? V / LPR : 1;
+      if (V >= LPR || (member & (LPR / V - 1)) == 0)
+#pragma unroll
+        for (int i = 0; i < HELD; ++i) xrows_sums[warp][group][first + i] = v[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+#pragma unroll
+        for (int m = LPR / 2; m >= 1; m /= 2) v[i] += kopt_shfl_xor(v[i], m);
+        if (member == 0) xrows_sums[warp][group][i] = v[i];
+      }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < GROUPS * V; i += warps * W) {
+      const int g = i / V, at = i % V, r = at / ROWS, n = tile * PER_TILE + g * ROWS + at % ROWS;
+      float sum = 0.f;
+#pragma unroll
+      for (int k = 0; k < warps; ++k) sum += xrows_sums[k][g][at];
+      if (r < M && n < N) y[(kopt_u64)r * N + n] = sum;
+    }
+    __syncthreads();
+    cur = next;
+  }
+}
