@@ -3,8 +3,10 @@
 # exported kernels of kernels/generated, the vendor BLAS baseline), then
 # PyTorch's cuBLAS fp16 and int4 kernels (bench/torch_peers.py), merged into
 # one table with the read-only yardstick. With ROWS > 1, the decode batch:
-# the batched problem's contest suite at M = ROWS (the klanes seed at that
-# row capacity, the library's batched kernel) against PyTorch at the same M.
+# the batched problem's contest suite at M = ROWS (the batched seeds at that
+# row capacity: klanes, the library's batched kernel, ncols and xrows; a seed
+# whose rules exclude the M, such as xrows above 4 rows, is listed as such)
+# against PyTorch at the same M.
 # Usage: scripts/peers.sh OUT_DIR [KOPT_BIN_DIR [ROWS]]   (default: build, 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,7 @@ bin=${2:-build}
 rows=${3:-1}
 mkdir -p "$out"
 if [ "$rows" -gt 1 ]; then
-  "$bin/kopt" bench --problem w4a16_batch --suite "contest-m$rows" --seeds klanes --param MR=M \
+  "$bin/kopt" bench --problem w4a16_batch --suite "contest-m$rows" --seeds klanes ncols xrows --param MR=M \
     --read-only --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" |
     tee "$out/kopt-bench.txt" ||
     echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
