@@ -215,7 +215,10 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
       kopt_w4a16_destroy(w);
       return gpu_fail(e, "allocating the batched workspace");
     }
-    w->description += " (M >= " + std::to_string(kKoptBatchedMinRows) + ": klanes, batched)";
+    if (w->batched_layout == 0 && kopt_xrows_kernel(2, K, args.G, args.warp))
+      w->description += " (M 2-4: xrows, M >= 5: klanes; batched)";
+    else
+      w->description += " (M >= " + std::to_string(kKoptBatchedMinRows) + ": klanes, batched)";
   }
   *out = w;
   return KOPT_W4A16_OK;
@@ -244,10 +247,16 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
   const bool stage_x = x_dtype != KOPT_W4A16_F16 || w->k_order;
   // Blocks of rows: up to the largest bucket at once on the batched kernels
   // (the weights read once per block) where they serve this shape and the
-  // block has enough rows to gain, else one row at a time on the entry.
+  // block has enough rows to gain, else one row at a time on the entry. 2 to
+  // 4 rows run on the register path (xrows) where it serves the shape: it
+  // reads the packed layout, with as many warps a block as K needs.
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
     rows = M - m0 < w->batched_rows ? M - m0 : w->batched_rows;
-    if (w->batched_layout < 0 || rows < kKoptBatchedMinRows) rows = 1;
+    const KoptXrowsKernel* in_registers =
+        w->batched_layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows
+            ? kopt_xrows_kernel(rows, K, w->args.G, w->args.warp)
+            : nullptr;
+    if (!in_registers && (w->batched_layout < 0 || rows < kKoptBatchedMinRows)) rows = 1;
     const char* x_m =
         static_cast<const char*>(x) + static_cast<size_t>(m0) * K * dtype_bytes(x_dtype);
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * dtype_bytes(y_dtype);
@@ -261,6 +270,9 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
     hipError_t e = hipGetLastError();
     if (e == hipSuccess && rows == 1) {
       e = kopt_weights_call(*w, x_in, y_out, stream);
+    } else if (e == hipSuccess && in_registers) {
+      e = in_registers->call(rows, K, N, w->args.G, w->args.warp, w->args.sms,
+                             static_cast<const __half*>(x_in), w->weights, y_out, stream);
     } else if (e == hipSuccess) {
       const KoptBatchedKernel* k = kopt_batched_kernel(rows, w->batched_layout);
       e = k->call(rows, K, N, w->args.G, w->args.warp, w->args.sms,

@@ -17,6 +17,19 @@ struct KoptBatchedKernel {
                         unsigned char* packed, hipStream_t stream);
 };
 
+// The register path (xrows) for up to 4 rows, in the packed layout only.
+struct KoptXrowsKernel {
+  KoptXrowsParams params;
+  hipError_t (*call)(long long M, long long K, long long N, long long G, long long warp,
+                     long long sms, const __half* x, const unsigned char* w, float* y,
+                     hipStream_t stream);
+};
+
+// The xrows build of the smallest bucket that holds `rows` rows with the
+// warps K needs, where its rules admit K and G on this warp size; nullptr
+// where none does (K past 8 x 32 chunks of 32, or too many registers).
+const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp);
+
 // The build for the smallest bucket that holds `rows` rows in `layout`
 // (kKoptBatchedBuckets in order); nullptr past the last bucket.
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout);

@@ -1,6 +1,7 @@
 // The library's batched kernels: the w4a16_batch problem's `klanes` seed
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each
-// M bucket and both weight layouts it reads, and their table.
+// M bucket and both weight layouts it reads, its `xrows` seed for 2 and 4
+// rows and each number of warps of a block, and their tables.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"
@@ -24,6 +25,55 @@
 #define KOPT_KLANES_LAYOUT 1
 #include "kopt_w4a16_batched_instance.inc"
 
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 1
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 2
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 3
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 4
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 5
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 6
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 7
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 8
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 1
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 2
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 3
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 4
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 5
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 6
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 7
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 8
+#include "kopt_w4a16_xrows_instance.inc"
+
 #if KOPT_HOST_PASS
 const KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m4_0_build::kParams, kopt_klanes_m4_0_build::call, kopt_klanes_m4_0_build::lay_out},
@@ -37,6 +87,33 @@ const KoptBatchedKernel kKoptBatchedKernels[] = {
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout) {
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows) return k;
+  return nullptr;
+}
+
+const KoptXrowsKernel kKoptXrowsKernels[] = {
+    {kopt_xrows_m2_1_build::kParams, kopt_xrows_m2_1_build::call},
+    {kopt_xrows_m2_2_build::kParams, kopt_xrows_m2_2_build::call},
+    {kopt_xrows_m2_3_build::kParams, kopt_xrows_m2_3_build::call},
+    {kopt_xrows_m2_4_build::kParams, kopt_xrows_m2_4_build::call},
+    {kopt_xrows_m2_5_build::kParams, kopt_xrows_m2_5_build::call},
+    {kopt_xrows_m2_6_build::kParams, kopt_xrows_m2_6_build::call},
+    {kopt_xrows_m2_7_build::kParams, kopt_xrows_m2_7_build::call},
+    {kopt_xrows_m2_8_build::kParams, kopt_xrows_m2_8_build::call},
+    {kopt_xrows_m4_1_build::kParams, kopt_xrows_m4_1_build::call},
+    {kopt_xrows_m4_2_build::kParams, kopt_xrows_m4_2_build::call},
+    {kopt_xrows_m4_3_build::kParams, kopt_xrows_m4_3_build::call},
+    {kopt_xrows_m4_4_build::kParams, kopt_xrows_m4_4_build::call},
+    {kopt_xrows_m4_5_build::kParams, kopt_xrows_m4_5_build::call},
+    {kopt_xrows_m4_6_build::kParams, kopt_xrows_m4_6_build::call},
+    {kopt_xrows_m4_7_build::kParams, kopt_xrows_m4_7_build::call},
+    {kopt_xrows_m4_8_build::kParams, kopt_xrows_m4_8_build::call},
+    {{0, 0}, nullptr}};
+
+const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp) {
+  for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
+    if (k->params.rows >= rows && k->params.warps == kopt_xrows_warps(K, k->params) &&
+        kopt_xrows_supported(k->params, K, G, warp))
+      return k;
   return nullptr;
 }
 #endif

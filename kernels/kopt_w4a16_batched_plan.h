@@ -72,3 +72,48 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
   l.workspace_bytes = kopt_cdiv(tiles, 64) * 64 * 4 + slices * M * N * 4;
   return l;
 }
+
+// The register path for 2 to 4 rows: the w4a16_batch problem's `xrows` seed
+// (x of each lane's chunk of every row in registers, K split over the warps
+// of a block), one build per (row bucket, warps of a block). Measured on an
+// H100 (2026-11-26, PERFORMANCE.md): faster than klanes at M = 2 and 4 on
+// most contest shapes, and at M = 2 than two batch-1 calls on all of them.
+constexpr int kKoptXrowsBuckets[] = {2, 4};
+constexpr int kKoptXrowsMaxRows = 4;
+constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
+
+// The seed's parameters in the library: ROWS 4 columns per lane group, LPR
+// 32 lanes a group, OCC 0 (as many blocks an SM as the register estimate
+// lets it hold, at most 32 warps); KSPLIT the warps one chunk per lane needs.
+struct KoptXrowsParams {
+  long long rows;   // MR
+  long long warps;  // KSPLIT
+  long long cols = 4, lanes = 32;
+};
+
+// The warps of a block for K: one chunk of 32 k per lane.
+inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
+  return kopt_cdiv(K / 32, p.lanes);
+}
+
+// The contract's "requires" without the row capacity: whole chunks, one
+// chunk a lane, a block's registers within 64K.
+inline bool kopt_xrows_supported(const KoptXrowsParams& p, long long K, long long G,
+                                 long long warp) {
+  return K % 32 == 0 && G % 32 == 0 && p.lanes <= warp && K / 32 <= p.lanes * p.warps &&
+         warp * p.warps <= 1024 && warp * p.warps * (18 * p.rows + 10 * p.cols + 40) <= 65536;
+}
+
+// grid and block for K x N (the seed has no shared memory to size and no workspace).
+inline KoptBatchedLaunch kopt_xrows_launch(const KoptXrowsParams& p, long long N, long long warp,
+                                           long long sms) {
+  const long long per_sm = kopt_max(
+      1, kopt_min(32 / p.warps, 65536 / (warp * p.warps * (18 * p.rows + 10 * p.cols + 40))));
+  KoptBatchedLaunch l;
+  l.grid_x = kopt_min(kopt_cdiv(N, (warp / p.lanes) * p.cols), sms * per_sm);
+  l.grid_y = 1;
+  l.block = p.warps * warp;
+  l.shared_bytes = 0;
+  l.workspace_bytes = 0;
+  return l;
+}

@@ -211,6 +211,54 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_max_rows(7168 + 16, 64, 32), 0);
 }
 
+// The register path (xrows, 2 to 4 rows) too: the library's rules and launch
+// are the contract's, on both warp sizes, for each build (rows, warps) and
+// the shapes whose K needs that many warps (one chunk of 32 k a lane).
+TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
+  const Seed* xrows = nullptr;
+  for (const Seed& seed : batch().seeds())
+    if (seed.name == "xrows") xrows = &seed;
+  ASSERT_NE(xrows, nullptr);
+  const std::vector<std::array<int64_t, 3>> shapes = {
+      {7168, 9216, 64}, {5120, 256, 64}, {384, 5120, 64},  {2016, 777, 32},
+      {4096, 100, 128}, {32, 33, 32},    {8192, 4096, 64}, {8224, 64, 32}};
+  int checked = 0;
+  for (int64_t rows : kKoptXrowsBuckets)
+    for (int64_t warps = 1; warps <= kKoptXrowsMaxWarps; ++warps)
+      for (const DeviceLimits limits :
+           {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
+        for (const auto& [K, N, G] : shapes) {
+          const KoptXrowsParams p{rows, warps};
+          if (kopt_xrows_warps(K, p) != warps) continue;  // another build serves this K
+          Candidate c;
+          ASSERT_TRUE(parse_candidate(xrows->source,
+                                      {{"MR", p.rows},
+                                       {"KSPLIT", p.warps},
+                                       {"ROWS", p.cols},
+                                       {"LPR", p.lanes},
+                                       {"OCC", 0}},
+                                      &c)
+                          .ok());
+          LaunchPlan plan;
+          ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(rows, K, N, G), limits, &plan).ok());
+          ASSERT_EQ(plan.supported, kopt_xrows_supported(p, K, G, limits.warp))
+              << K << "x" << N << " rows " << rows << " warp " << limits.warp;
+          if (!plan.supported) continue;
+          const KoptBatchedLaunch l = kopt_xrows_launch(p, N, limits.warp, limits.sms);
+          ASSERT_EQ(plan.launches.size(), 1u);
+          const ResolvedLaunch& g = plan.launches[0];
+          EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << " rows " << rows;
+          EXPECT_EQ(g.grid[1], l.grid_y);
+          EXPECT_EQ(g.block[0], l.block);
+          EXPECT_EQ(g.shared_bytes, l.shared_bytes);
+          EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+          ++checked;
+        }
+  // Every shape but the K past the builds (8224: 257 chunks) met a build on NVIDIA.
+  EXPECT_GE(checked, 2 * 7);
+  EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
+}
+
 // A batch-1 kernel (it computes row 0 and leaves the others) is rejected:
 // every row of Y is poisoned and checked.
 TEST(W4a16BatchTest, AKernelThatComputesRowZeroOnlyIsNotWritten) {
