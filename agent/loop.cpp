@@ -147,10 +147,8 @@ Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow
     if (static_cast<int>(out->size() + shipped->size()) >= options_.transfers) break;
     const StartPoint& k = options_.shipped[i].kernel;
     const Seed* seed = problem ? find_seed(*problem, k.name) : nullptr;
-    Candidate parsed;  // a kernel today's seed no longer describes is no starting point
-    if (!seed || !parse_candidate(seed->source, k.params, &parsed).ok() ||
-        !runs_on(seed->source, k.params, shape, device))
-      continue;
+    // A kernel today's seed no longer describes (runs_on parses it) is no starting point.
+    if (!seed || !runs_on(seed->source, k.params, shape, device)) continue;
     if (taken.insert(proposal_key(seed->source, k.params)).second) shipped->push_back(k);
   }
   return Status();

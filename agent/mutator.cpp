@@ -43,9 +43,9 @@ std::string params_to_json(const std::map<std::string, int64_t>& params) {
 
 bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
              const Shape& shape, const DeviceInfo& device) {
-  if (device.multiprocessors <= 0 || device.warp_size <= 0) return true;
   Candidate probe;
   if (!parse_candidate(source, params, &probe).ok()) return false;
+  if (device.multiprocessors <= 0 || device.warp_size <= 0) return true;
   LaunchPlan plan;
   return plan_launches(probe, shape, limits_of(device), &plan).ok() && plan.supported;
 }

@@ -83,10 +83,11 @@ class ParameterMutator : public Proposer {
   bool propose(const ProposalContext& context, Proposal* out, ProposalFailure* failure) override;
 };
 
-// False when the parameters fail the contract's requirements for this shape
-// and device (a candidate the sandbox would only answer "unsupported_shape"
-// for); true when they meet them, and when the device is not known yet
-// (no GPU has answered): then the sandbox remains the judge.
+// False when the contract does not parse with these parameters, or when they
+// fail its requirements for this shape and device (a candidate the sandbox
+// would only answer "unsupported_shape" for); true when they meet them, and
+// when the device is not known yet (no GPU has answered): then the sandbox
+// remains the judge of the requirements.
 bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
              const Shape& shape, const DeviceInfo& device);
 

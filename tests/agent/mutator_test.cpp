@@ -108,7 +108,8 @@ TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
 
 // runs_on answers for any source and shape: x in registers with K in one
 // part fits a warp's lanes on K = 512 (16 chunks), not on K = 7168 (224);
-// an unknown device leaves the judgement to the sandbox.
+// an unknown device leaves the requirements to the sandbox, but parameters
+// the contract does not take are refused whatever the device.
 TEST(MutatorTest, RunsOnChecksTheContractForTheShapeAndDevice) {
   const std::string& gen = find_seed(test::w4a16_problem(), "gen")->source;
   const std::map<std::string, int64_t> xreg = {{"XREG", 1}, {"KSPLIT", 1}, {"LPR", 32}};
@@ -121,6 +122,8 @@ TEST(MutatorTest, RunsOnChecksTheContractForTheShapeAndDevice) {
   EXPECT_FALSE(runs_on(gen, xreg, w4a16::shape(7168, 9216, 64), device));
   EXPECT_TRUE(runs_on(gen, xreg, w4a16::shape(7168, 9216, 64), DeviceInfo()));
   EXPECT_FALSE(runs_on(gen, {{"ROWS", 5}}, w4a16::shape(512, 7168, 64), device));  // not a value
+  EXPECT_FALSE(runs_on(gen, {{"ROWS", 5}}, w4a16::shape(512, 7168, 64), DeviceInfo()));
+  EXPECT_FALSE(runs_on(gen, {{"NOT_A_KNOB", 1}}, w4a16::shape(512, 7168, 64), DeviceInfo()));
 }
 
 }  // namespace
