@@ -34,9 +34,9 @@ namespace {
 // The workers as the loop sees them: one, or one per GPU or Slurm job step.
 class PoolEvaluator : public Evaluator {
  public:
-  // `gpus`: each worker's GPU index, -1 where unknown (a launcher's job step).
-  PoolEvaluator(const std::vector<SandboxOptions>& workers, std::vector<int> gpus)
-      : pool_(workers), gpus_(std::move(gpus)) {}
+  explicit PoolEvaluator(const std::vector<SandboxOptions>& workers) : pool_(workers) {
+    for (const SandboxOptions& w : workers) gpus_.push_back(w.gpu);
+  }
   EvalResult evaluate(const EvalRequest& request) override { return pool_.evaluate(request); }
   std::vector<EvalResult> evaluate_many(const std::vector<EvalRequest>& requests) override {
     return pool_.evaluate_all(requests);
@@ -59,20 +59,18 @@ class PoolEvaluator : public Evaluator {
 
  private:
   WorkerPool pool_;
-  std::vector<int> gpus_;
+  std::vector<int> gpus_;  // each worker's SandboxOptions::gpu
   std::vector<DeviceInfo> devices_;
 };
 
 // One SandboxOptions per worker: through the configured launcher (srun),
-// one per listed GPU (--gpus), or the one default worker; `gpu_indices`:
-// each worker's GPU where it is known (-1: a job step, the default GPU). On
-// failure `exit_code` says whose: a malformed GPU list (usage) or no GPU to
-// count.
+// one per listed GPU (--gpus, each with its `gpu`), or the one default
+// worker. On failure `exit_code` says whose: a malformed GPU list (usage) or
+// no GPU to count.
 Status worker_options(const Config& config, const std::string& gpus_flag,
                       const SandboxOptions& base, std::vector<SandboxOptions>* out,
-                      std::vector<int>* gpu_indices, int* exit_code) {
+                      int* exit_code) {
   out->clear();
-  gpu_indices->clear();
   *exit_code = kExitNoDevice;
   const std::string gpus = gpus_flag.empty() ? config.worker_gpus : gpus_flag;
   if (!config.worker_launcher.empty() && gpus_flag.empty()) {
@@ -88,13 +86,11 @@ Status worker_options(const Config& config, const std::string& gpus_flag,
       o.worker_command = command;
       o.events_on_stdout = true;  // launchers forward only the standard streams
       out->push_back(o);
-      gpu_indices->push_back(-1);
     }
     return Status();
   }
   if (gpus.empty()) {
     out->push_back(base);
-    gpu_indices->push_back(-1);
     return Status();
   }
   int available = 0;
@@ -107,12 +103,14 @@ Status worker_options(const Config& config, const std::string& gpus_flag,
   std::vector<int> list;
   *exit_code = kExitUsage;
   KOPT_RETURN_IF_ERROR(parse_gpu_list(gpus, available, &list));
-  for (const auto& command : per_gpu_worker_commands(base.worker_command, list)) {
+  const std::vector<std::vector<std::string>> commands =
+      per_gpu_worker_commands(base.worker_command, list);
+  for (size_t i = 0; i < commands.size(); ++i) {
     SandboxOptions o = base;
-    o.worker_command = command;
+    o.worker_command = commands[i];
+    o.gpu = list[i];
     out->push_back(o);
   }
-  *gpu_indices = list;
   return Status();
 }
 
@@ -288,11 +286,10 @@ int run_optimize(const RunCommand& cmd) {
   so.limits.memory_bytes = static_cast<size_t>(config.memory_limit_mb) << 20;
   so.amd_check = config.amd_check;
   std::vector<SandboxOptions> workers;
-  std::vector<int> worker_gpus;
   int workers_failure = kExitOk;
-  if (!(s = worker_options(config, cmd.gpus, so, &workers, &worker_gpus, &workers_failure)).ok())
+  if (!(s = worker_options(config, cmd.gpus, so, &workers, &workers_failure)).ok())
     return command_error(cmd.verb, s.message(), workers_failure);
-  PoolEvaluator evaluator(workers, worker_gpus);
+  PoolEvaluator evaluator(workers);
   DeviceInfo device;
   if (!(s = evaluator.device(&device)).ok()) {
     // Without a GPU, say what works instead (the demo runs the same loop).

@@ -20,6 +20,10 @@ struct SandboxOptions {
   WorkerLimits limits;
   bool amd_check = true;
   double amd_timeout_s = 60;
+  // The GPU the worker sees (its index on the host, set in worker_command's
+  // environment); -1 where not chosen: the default GPU, or a launcher's job
+  // step. The orchestrator profiles on it (kopt eval --gpu N).
+  int gpu = -1;
 };
 
 class Sandbox {
