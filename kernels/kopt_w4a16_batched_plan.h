@@ -1,7 +1,8 @@
 // How the library launches its batched kernels (the w4a16_batch problem's
-// `klanes` seed, one build per M bucket): the seed's contract expressions
-// written as C++, with the parameters the library builds it with. Plain C++
-// (no GPU runtime), so the tests compare it with the contract's own plan.
+// `klanes` seed, one build per M bucket, and its `xrows` seed for 2 to 4
+// rows): the seeds' contract expressions written as C++, with the parameters
+// the library builds them with. Plain C++ (no GPU runtime), so the tests
+// compare it with the contracts' own plans.
 #pragma once
 
 #include "kopt_contract_ops.h"

@@ -158,8 +158,9 @@ class W4a16Batch : public Problem {
   }
   std::string task_prompt() const override { return embedded::kW4a16BatchTask; }
 
-  // Served today by kopt_w4a16_gemm (the batch-1 kernels row by row); the
-  // batched kernels are not exported into a library yet.
+  // Served today by kopt_w4a16_gemm, which builds the klanes and xrows seeds
+  // themselves (kernels/kopt_w4a16_batched.hip); `kopt export` of tuned
+  // batched kernels per (M, K, N) into a library of their own is not built.
   LibrarySpec library() const override {
     LibrarySpec spec;
     spec.name = "kopt_w4a16_batch";
