@@ -61,6 +61,9 @@
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 4
 #include "kopt_w4a16_xrows_instance.inc"
+// 4 rows with more than four wavefronts of 64 a block would need more than
+// the 128 registers a lane has then on gfx906 (kopt_xrows_supported): not built there.
+#if !defined(KOPT_AMD)
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 5
 #include "kopt_w4a16_xrows_instance.inc"
@@ -73,6 +76,7 @@
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 8
 #include "kopt_w4a16_xrows_instance.inc"
+#endif
 
 #if KOPT_HOST_PASS
 const KoptBatchedKernel kKoptBatchedKernels[] = {
@@ -103,10 +107,12 @@ const KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m4_2_build::kParams, kopt_xrows_m4_2_build::call},
     {kopt_xrows_m4_3_build::kParams, kopt_xrows_m4_3_build::call},
     {kopt_xrows_m4_4_build::kParams, kopt_xrows_m4_4_build::call},
+#if !defined(KOPT_AMD)
     {kopt_xrows_m4_5_build::kParams, kopt_xrows_m4_5_build::call},
     {kopt_xrows_m4_6_build::kParams, kopt_xrows_m4_6_build::call},
     {kopt_xrows_m4_7_build::kParams, kopt_xrows_m4_7_build::call},
     {kopt_xrows_m4_8_build::kParams, kopt_xrows_m4_8_build::call},
+#endif
     {{0, 0}, nullptr}};
 
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp) {

@@ -98,11 +98,14 @@ inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
 }
 
 // The contract's "requires" without the row capacity: whole chunks, one
-// chunk a lane, a block's registers within 64K.
+// chunk a lane, a block's registers within 64K (and on a wavefront of 64,
+// within what a lane has when a SIMD holds cdiv(warps, 4) of the block's).
 inline bool kopt_xrows_supported(const KoptXrowsParams& p, long long K, long long G,
                                  long long warp) {
+  const long long registers = 18 * p.rows + 10 * p.cols + 40;
   return K % 32 == 0 && G % 32 == 0 && p.lanes <= warp && K / 32 <= p.lanes * p.warps &&
-         warp * p.warps <= 1024 && warp * p.warps * (18 * p.rows + 10 * p.cols + 40) <= 65536;
+         warp * p.warps <= 1024 && warp * p.warps * registers <= 65536 &&
+         (warp == 32 || registers * kopt_cdiv(p.warps, 4) <= 256);
 }
 
 // grid and block for K x N (the seed has no shared memory to size and no workspace).
