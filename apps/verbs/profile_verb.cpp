@@ -4,8 +4,6 @@
 
 namespace kopt {
 
-void add_candidate_options(CLI::App* cmd, EvalCommand* c, std::vector<std::string>* params);
-
 namespace {
 
 struct ProfileState {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/commands.h"
+
 namespace kopt {
 
 // What several verbs share: the problem (--problem) and the GPU (--gpu).
@@ -29,6 +31,10 @@ using AddVerb = Verb (*)(CLI::App& app, VerbContext& context);
 // --problem NAME and --gpu N, for the verbs that take them.
 void add_problem_option(CLI::App* command, VerbContext& context);
 void add_gpu_option(CLI::App* command, VerbContext& context);
+
+// The candidate file, --shape, --group and --param of `kopt eval` and `kopt
+// profile` (eval_verb.cpp).
+void add_candidate_options(CLI::App* command, EvalCommand* c, std::vector<std::string>* params);
 
 // --param NAME=VALUE items into `out`, or a one-line usage error naming the
 // verb (returns kExitUsage); then `run`.
