@@ -92,9 +92,6 @@ double shape_distance(const Shape& a, const Shape& b) {
   }
   return d;
 }
-}  // namespace
-
-namespace {
 
 // Indices of `others` of `shape`'s problem, nearest first (ties in their
 // order); an empty one is left out.

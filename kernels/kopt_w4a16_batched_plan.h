@@ -97,12 +97,18 @@ inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
   return kopt_cdiv(K / 32, p.lanes);
 }
 
+// The contract's estimate of a lane's registers: 18 a row of x, 10 a
+// column, 40 more.
+inline long long kopt_xrows_registers(const KoptXrowsParams& p) {
+  return 18 * p.rows + 10 * p.cols + 40;
+}
+
 // The contract's "requires" without the row capacity: whole chunks, one
 // chunk a lane, a block's registers within 64K (and on a wavefront of 64,
 // within what a lane has when a SIMD holds cdiv(warps, 4) of the block's).
 inline bool kopt_xrows_supported(const KoptXrowsParams& p, long long K, long long G,
                                  long long warp) {
-  const long long registers = 18 * p.rows + 10 * p.cols + 40;
+  const long long registers = kopt_xrows_registers(p);
   return K % 32 == 0 && G % 32 == 0 && p.lanes <= warp && K / 32 <= p.lanes * p.warps &&
          warp * p.warps <= 1024 && warp * p.warps * registers <= 65536 &&
          (warp == 32 || registers * kopt_cdiv(p.warps, 4) <= 256);
@@ -111,8 +117,8 @@ inline bool kopt_xrows_supported(const KoptXrowsParams& p, long long K, long lon
 // grid and block for K x N (the seed has no shared memory to size and no workspace).
 inline KoptBatchedLaunch kopt_xrows_launch(const KoptXrowsParams& p, long long N, long long warp,
                                            long long sms) {
-  const long long per_sm = kopt_max(
-      1, kopt_min(32 / p.warps, 65536 / (warp * p.warps * (18 * p.rows + 10 * p.cols + 40))));
+  const long long per_sm =
+      kopt_max(1, kopt_min(32 / p.warps, 65536 / (warp * p.warps * kopt_xrows_registers(p))));
   KoptBatchedLaunch l;
   l.grid_x = kopt_min(kopt_cdiv(N, (warp / p.lanes) * p.cols), sms * per_sm);
   l.grid_y = 1;
