@@ -1,14 +1,14 @@
 /* kopt:
 {
   "name": "ffma",
-  "description": "Float FMAs for several rows: the arithmetic of M rows grows with M while the weight bytes do not, so past two rows the kernel is bound by instructions, and an fp32 FMA is one instruction a multiply-add where the exact integer dot products need about as many (dp4a is half rate and x takes two byte planes). A first launch stages x once per call in the workspace as fp32 (rows past M as zeros, K padded with zeros), in the order the second reads it, with each chunk of 32 k's sum for the group offsets. In the second, a warp is WARP / KL column groups of KL lanes: the KL lanes of a group read 16 bytes (32 weights) each of KL adjacent chunks of their COLS columns (KL x 16 contiguous bytes a column), and the groups of a warp read the same x (one 16-byte load serves every group: a broadcast from L1). Weights become s * q exactly in one FMA each (the nibble moved by a byte permute into the mantissa of 2^23, then s * (2^23 + q) - s * 2^23); per row and column y += x * (s q) in fp32, and once per chunk y += o * sum(x). The work is (column tile of a warp, slice of XS steps of KL chunks) units, split evenly over every warp of a persistent grid (OCC blocks per SM) as contiguous ranges, so no warp holds more than one unit above the average; a warp adds its lanes' sums in a transposing butterfly over the KL lanes when its run of a tile ends and writes y, or, where other warps hold slices of that tile, the partial sums and a ticket: the last warp to finish the tile adds the slices in a fixed order (deterministic). MR is the row capacity; MR x COLS accumulators a lane. The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]).",
+  "description": "Float FMAs for several rows: the arithmetic of M rows grows with M while the weight bytes do not, so past two rows the kernel is bound by instructions, and an fp32 FMA is one instruction a multiply-add where the exact integer dot products need about as many (dp4a is half rate and x takes two byte planes). A warp is WARP / KL column groups of KL lanes: the KL lanes of a group read 16 bytes (32 weights) each of KL adjacent chunks of their COLS columns (KL x 16 contiguous bytes a column), and the groups of a warp read the same x from shared memory (a broadcast). Weights become s * q exactly in one FMA each (the nibble moved by a byte permute under the exponent bits of 2^23, then s * (2^23 + q) - s * 2^23); per row and column y += x * (s q) in fp32, and once per chunk y += o * sum(x). The work is units of (column tile of a block, slice of XS steps of KL chunks), split evenly over a persistent grid (OCC blocks per SM) as contiguous ranges, so no block holds more than one unit above the average; each unit starts by staging its slice of x, all MR rows, in shared memory as fp32 with each chunk's sum (rows past M and k past K as zeros: no branches), while the weights stay DEPTH stages ahead across units. When a block's run of a tile ends its warps add their lanes' sums in a transposing butterfly over the KL lanes and write y, or, where other blocks hold slices of that tile, partial sums and a ticket: the last block to finish the tile adds the slices in a fixed order (deterministic). MR is the row capacity; MR x COLS accumulators a lane. The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G])",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
-  "launches": [
-    {"kernel": "stage_x", "grid": ["cdiv(MR * cdiv(K / 32, KL) * KL, 128)"], "block": [128]},
-    {"kernel": "gemm", "grid": ["max(1, min(SMS * OCC, cdiv(cdiv(N, (WARP / KL) * COLS) * cdiv(cdiv(K / 32, KL), XS), WARPS)))"], "block": ["WARPS * WARP"]}
-  ],
-  "workspace_bytes": "align(MR * cdiv(K / 32, KL) * KL * 132, 256) + align(cdiv(N, (WARP / KL) * COLS) * 4, 256) + cdiv(cdiv(K / 32, KL), XS) * M * N * 4",
+  "launches": [{"kernel": "gemm",
+                "grid": ["max(1, min(SMS * OCC, cdiv(N, WARPS * (WARP / KL) * COLS) * cdiv(cdiv(K / 32, KL), XS)))"],
+                "block": ["WARPS * WARP"],
+                "shared_bytes": "MR * XS * KL * 132"}],
+  "workspace_bytes": "align(cdiv(N, WARPS * (WARP / KL) * COLS) * 4, 256) + cdiv(cdiv(K / 32, KL), XS) * M * N * 4",
   "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "KL <= WARP"],
   "params": {
     "MR":    {"values": [1, 2, 4, 8, 16], "default": 8},
@@ -34,52 +34,6 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
   const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
   reinterpret_cast<__half2*>(packed + q_bytes)[i] = __halves2half2(kopt_canonical_scales(canonical, K, N, G)[i],
                                                                    kopt_canonical_offsets(canonical, K, N, G)[i]);
-}
-
-// The workspace: x as fp32 [MR][steps][8][KL][4] (k = step * KL * 32 + kl * 32
-// + 4 * piece + e: the KL lanes of a group reading piece p read KL x 16
-// contiguous bytes), then each chunk's sum of x [MR][steps * KL], then a
-// ticket per column tile (256-byte aligned), then the partial sums of the
-// slices [slices][M][N].
-KOPT_INLINE int ffma_steps(int K) { return (K / 32 + KL - 1) / KL; }
-KOPT_INLINE kopt_u64 ffma_tickets_offset(int K) {
-  return kopt_align256((kopt_u64)MR * ffma_steps(K) * KL * 132);
-}
-
-// One thread per row and chunk of 32 k (rows past M and chunks past K are
-// zeros, so the second launch has no row or k branches).
-KOPT_KERNEL void stage_x(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
-                         float* __restrict__ ws, int K, int N, int G, int M) {
-  const int chunks = K / 32, padded = ffma_steps(K) * KL;
-  const int item = blockIdx.x * blockDim.x + threadIdx.x;
-  if (item >= MR * padded) return;
-  const int r = item / padded, c = item % padded;
-  float v[32];
-  float sum = 0.f;
-  if (r < M && c < chunks) {
-    const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)c * 32);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint4 h = from[i];
-      const __half2* pair = reinterpret_cast<const __half2*>(&h);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float2 f = __half22float2(pair[e]);
-        v[8 * i + 2 * e] = f.x;
-        v[8 * i + 2 * e + 1] = f.y;
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < 32; ++i) sum += v[i];
-  } else {
-#pragma unroll
-    for (int i = 0; i < 32; ++i) v[i] = 0.f;
-  }
-  const int step = c / KL, kl = c % KL;
-  float4* to = reinterpret_cast<float4*>(ws) + ((kopt_u64)(r * ffma_steps(K) + step) * 8) * KL + kl;
-#pragma unroll
-  for (int p = 0; p < 8; ++p) to[p * KL] = make_float4(v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]);
-  ws[(kopt_u64)MR * padded * 32 + item] = sum;
 }
 
 // One stage of a lane's weights: 16 bytes of each column and its group's
@@ -130,30 +84,6 @@ KOPT_INLINE void ffma_fold(float (&v)[MR * COLS], int lane, int& first) {
   }
 }
 
-// A warp's lanes all past their writes; lane 0's value to every lane (a
-// wavefront runs in lockstep on AMD).
-KOPT_INLINE void ffma_sync_warp() {
-#if defined(KOPT_NVIDIA)
-  __syncwarp();
-#endif
-}
-KOPT_INLINE int ffma_from_lane0(int v) {
-#if defined(KOPT_NVIDIA)
-  return __shfl_sync(KOPT_FULL_MASK, v, 0);
-#else
-  return __shfl(v, 0);
-#endif
-}
-
-// On AMD the compiler hoists every row's x load of a step to its start (MR x
-// 32 registers) and then needs scratch; a compiler barrier per row keeps the
-// loads where they are used. NVIDIA's register allocator fits them itself.
-KOPT_INLINE void ffma_keep_order() {
-#if defined(KOPT_AMD)
-  asm volatile("" ::: "memory");
-#endif
-}
-
 #if defined(KOPT_NVIDIA)
 #define FFMA_MIN_BLOCKS OCC
 #else
@@ -162,22 +92,22 @@ KOPT_INLINE void ffma_keep_order() {
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
     gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y, float* __restrict__ ws,
          int K, int N, int G, int M) {
-  constexpr int W = KOPT_WARP_SIZE, CPW = (W / KL) * COLS, V = MR * COLS;
-  const int lane = threadIdx.x % W, kl = lane % KL, cg = lane / KL;
-  const int chunks = K / 32, steps = ffma_steps(K), padded = steps * KL, groups = K / G;
-  const int slices = (steps + XS - 1) / XS, tiles = (N + CPW - 1) / CPW;
-  const kopt_i64 units = (kopt_i64)tiles * slices, warps = (kopt_i64)gridDim.x * WARPS;
-  const kopt_i64 me = (kopt_i64)blockIdx.x * WARPS + threadIdx.x / W;
-  const kopt_i64 u_begin = me * units / warps, u_end = (me + 1) * units / warps;
-  if (u_begin == u_end) return;  // no barrier below: warps are independent
+  constexpr int W = KOPT_WARP_SIZE, CPW = (W / KL) * COLS, CPB = WARPS * CPW, V = MR * COLS;
+  extern __shared__ float4 ffma_x[];  // the slice's x, fp32 [MR][XS][8][KL] (below), then its chunk sums
+  float* x_sums = reinterpret_cast<float*>(ffma_x + MR * XS * 8 * KL);  // [MR][XS * KL]
+  __shared__ int ffma_last;
+  const int lane = threadIdx.x % W, warp = threadIdx.x / W, kl = lane % KL, cg = lane / KL;
+  const int chunks = K / 32, steps = (chunks + KL - 1) / KL, groups = K / G;
+  const int slices = (steps + XS - 1) / XS, tiles = (N + CPB - 1) / CPB;
+  const kopt_i64 units = (kopt_i64)tiles * slices, blocks = gridDim.x;
+  const kopt_i64 u_begin = blockIdx.x * units / blocks, u_end = (blockIdx.x + 1) * units / blocks;
 
-  const float4* x4 = reinterpret_cast<const float4*>(ws);
-  const float* x_sums = ws + (kopt_u64)MR * padded * 32;
-  int* tickets = reinterpret_cast<int*>(reinterpret_cast<kopt_u8*>(ws) + ffma_tickets_offset(K));
-  float* partials = reinterpret_cast<float*>(reinterpret_cast<kopt_u8*>(tickets) + kopt_align256((kopt_u64)tiles * 4));
+  int* tickets = reinterpret_cast<int*>(ws);
+  float* partials = reinterpret_cast<float*>(reinterpret_cast<kopt_u8*>(ws) + kopt_align256((kopt_u64)tiles * 4));
   const __half2* so_all = reinterpret_cast<const __half2*>(w + kopt_align256((kopt_u64)N * (K / 2)));
+  auto column = [&](int tile, int j) { return tile * CPB + warp * CPW + cg * COLS + j; };
 
-  // A cursor walks the warp's units (tile-major, slice-minor) step by step.
+  // A cursor walks the block's units (tile-major, slice-minor) step by step.
   struct FfmaCursor {
     kopt_i64 unit;
     int tile, slice, step, end;
@@ -209,9 +139,46 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
     const int g = inside ? c * 32 / G : 0;
 #pragma unroll
     for (int j = 0; j < COLS; ++j) {
-      const int col = min(at.tile * CPW + cg * COLS + j, N - 1);
+      const int col = min(column(at.tile, j), N - 1);
       st.q[j] = inside ? kopt_load16_no_l1(w + (kopt_u64)col * (K / 2) + (kopt_u64)c * 16) : make_uint4(0u, 0u, 0u, 0u);
       st.so[j] = inside ? so_all[(kopt_u64)col * groups + g] : __floats2half2_rn(0.f, 0.f);
+    }
+  };
+  // A slice's x in shared memory as fp32, one thread per row and chunk:
+  // chunk cc of the slice's XS x KL, piece p (k = 4p..4p+3 of the chunk) at
+  // [r][cc / KL][p][cc % KL], so the KL lanes of a group reading a piece read
+  // KL x 16 contiguous bytes (distinct banks) and the groups share them (a
+  // broadcast). Rows past M and chunks past K are zeros: no branches below.
+  auto stage_x = [&](int slice) {
+    for (int item = threadIdx.x; item < MR * XS * KL; item += WARPS * W) {
+      const int r = item / (XS * KL), cc = item % (XS * KL), c = slice * XS * KL + cc;
+      float v[32];
+      float sum = 0.f;
+      if (r < M && c < chunks) {
+        const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)c * 32);
+        uint4 h[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) h[i] = from[i];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const __half2* pair = reinterpret_cast<const __half2*>(&h[i]);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const float2 f = __half22float2(pair[e]);
+            v[8 * i + 2 * e] = f.x;
+            v[8 * i + 2 * e + 1] = f.y;
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < 32; ++i) sum += v[i];
+      } else {
+#pragma unroll
+        for (int i = 0; i < 32; ++i) v[i] = 0.f;
+      }
+      float4* to = ffma_x + ((r * XS + cc / KL) * 8) * KL + cc % KL;
+#pragma unroll
+      for (int p = 0; p < 8; ++p) to[p * KL] = make_float4(v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]);
+      x_sums[item] = sum;
     }
   };
 
@@ -221,10 +188,12 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
 #pragma unroll
     for (int j = 0; j < COLS; ++j) acc[r][j] = 0.f;
 
-  auto consume = [&](const FfmaStage& cur, int step) {
+  // Step ls of the staged slice: per column, y += o * sum(x) once, then the
+  // weights as s * q (exact) and y += x * (s q) per row.
+  auto consume = [&](const FfmaStage& cur, int ls) {
     float xs[MR];
 #pragma unroll
-    for (int r = 0; r < MR; ++r) xs[r] = x_sums[(kopt_u64)r * padded + step * KL + kl];
+    for (int r = 0; r < MR; ++r) xs[r] = x_sums[(r * XS + ls) * KL + kl];
     float s[COLS], minus[COLS];
 #pragma unroll
     for (int j = 0; j < COLS; ++j) {
@@ -236,7 +205,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
     }
 #pragma unroll
     for (int word = 0; word < 4; ++word) {
-      float wq[COLS][8];  // s * q of the word's eight k, per column (exact)
+      float wq[COLS][8];  // s * q of the word's eight k, per column
 #pragma unroll
       for (int j = 0; j < COLS; ++j) {
         const kopt_u32 v = word == 0 ? cur.q[j].x : word == 1 ? cur.q[j].y : word == 2 ? cur.q[j].z : cur.q[j].w;
@@ -248,8 +217,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
       for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int r = 0; r < MR; ++r) {
-          ffma_keep_order();
-          const float4 xv = x4[((kopt_u64)(r * steps + step) * 8 + 2 * word + h) * KL + kl];
+          const float4 xv = ffma_x[((r * XS + ls) * 8 + 2 * word + h) * KL + kl];
 #pragma unroll
           for (int j = 0; j < COLS; ++j) {
             float a = acc[r][j];
@@ -263,15 +231,16 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
     }
   };
 
-  // Is unit u the first of some warp's range? (Its run's partial sums are
-  // then in slot u's slice.)
+  // Is unit u the first of some block's range? (That run's partial sums are
+  // then in the slot of u's slice.)
   auto starts_a_range = [&](kopt_i64 u) {
-    const kopt_i64 g = (u * warps + units - 1) / units;
-    return g < warps && g * units / warps == u;
+    const kopt_i64 b = (u * blocks + units - 1) / units;
+    return b < blocks && b * units / blocks == u;
   };
-  // A run of slices first..last of a tile ends: fold the lanes' sums, then
-  // write y (the whole tile's K was this run) or the run's partial sums and
-  // a ticket; the warp that completes the tile adds its slots in order.
+  // A run of slices first..last of a tile ends: each warp folds its lanes'
+  // sums and writes y (the run was the tile's whole K) or the run's partial
+  // sums; then a ticket, and the block that completes the tile adds its
+  // slots in order (deterministic).
   auto finish_run = [&](int tile, int first_slice, int last_slice) {
     float v[V];
 #pragma unroll
@@ -290,33 +259,34 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
     if (writer) {
 #pragma unroll
       for (int i = 0; i < HELD; ++i) {
-        const int r = (first + i) / COLS, n = tile * CPW + cg * COLS + (first + i) % COLS;
+        const int r = (first + i) / COLS, n = column(tile, (first + i) % COLS);
         if (r < M && n < N) out[(kopt_u64)r * N + n] = v[i];
       }
     }
     if (whole) return;
     __threadfence();
-    ffma_sync_warp();
-    int last = 0;
-    if (lane == 0) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
       const int before = atomicAdd(&tickets[tile], last_slice - first_slice + 1);
-      last = before + last_slice - first_slice + 1 == slices;
-      if (last) tickets[tile] = 0;  // rearmed for the next call
+      ffma_last = before + last_slice - first_slice + 1 == slices;
+      if (ffma_last) tickets[tile] = 0;  // rearmed for the next call
     }
-    if (!ffma_from_lane0(last)) return;
+    __syncthreads();
+    if (!ffma_last) return;
     __threadfence();
-    const volatile float* parts = partials;  // written by other warps: not from L1
-    for (int i = lane; i < M * CPW; i += W) {
-      const int r = i / CPW, n = tile * CPW + i % CPW;
+    const volatile float* parts = partials;  // written by other blocks: not from L1
+    for (int i = threadIdx.x; i < M * CPB; i += WARPS * W) {
+      const int r = i / CPB, n = tile * CPB + i % CPB;
       if (n >= N) continue;
       float sum = 0.f;
       for (int sl = 0; sl < slices; ++sl)
-        if (sl == 0 || starts_a_range((kopt_i64)tile * slices + sl))
-          sum += parts[((kopt_u64)sl * M + r) * N + n];
+        if (sl == 0 || starts_a_range((kopt_i64)tile * slices + sl)) sum += parts[((kopt_u64)sl * M + r) * N + n];
       y[(kopt_u64)r * N + n] = sum;
     }
   };
 
+  // The weights DEPTH stages ahead, across units (in flight while a slice
+  // of x is staged); every unit starts with its slice of x.
   FfmaStage st[DEPTH];
   FfmaCursor loading = at_unit(u_begin);
 #pragma unroll
@@ -331,7 +301,12 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d) {
       if (consuming.unit < u_end) {
-        consume(st[d], consuming.step);
+        if (consuming.step == consuming.slice * XS) {
+          __syncthreads();  // the previous slice's reads are done
+          stage_x(consuming.slice);
+          __syncthreads();
+        }
+        consume(st[d], consuming.step - consuming.slice * XS);
         if (loading.unit < u_end) {
           load(st[d], loading);
           advance(loading);
