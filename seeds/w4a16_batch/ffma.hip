@@ -205,29 +205,34 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, FFMA_MIN_BLOCKS)
     }
 #pragma unroll
     for (int word = 0; word < 4; ++word) {
-      float wq[COLS][8];  // s * q of the word's eight k, per column
+      kopt_u32 even[COLS], odd[COLS];
 #pragma unroll
       for (int j = 0; j < COLS; ++j) {
         const kopt_u32 v = word == 0 ? cur.q[j].x : word == 1 ? cur.q[j].y : word == 2 ? cur.q[j].z : cur.q[j].w;
-        const kopt_u32 even = v & 0x0F0F0F0Fu, odd = (v >> 4) & 0x0F0F0F0Fu;
-#pragma unroll
-        for (int t = 0; t < 8; ++t) wq[j][t] = fmaf(s[j], ffma_plus_2p23(even, odd, t), minus[j]);
+        even[j] = v & 0x0F0F0F0Fu;
+        odd[j] = (v >> 4) & 0x0F0F0F0Fu;
       }
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
+      for (int h = 0; h < 2; ++h) {
+        float wq[COLS][4];  // s * q of k = 8 word + 4 h + 0..3, per column
+#pragma unroll
+        for (int j = 0; j < COLS; ++j)
+#pragma unroll
+          for (int t = 0; t < 4; ++t) wq[j][t] = fmaf(s[j], ffma_plus_2p23(even[j], odd[j], 4 * h + t), minus[j]);
 #pragma unroll
         for (int r = 0; r < MR; ++r) {
           const float4 xv = ffma_x[((r * XS + ls) * 8 + 2 * word + h) * KL + kl];
 #pragma unroll
           for (int j = 0; j < COLS; ++j) {
             float a = acc[r][j];
-            a = fmaf(xv.x, wq[j][4 * h], a);
-            a = fmaf(xv.y, wq[j][4 * h + 1], a);
-            a = fmaf(xv.z, wq[j][4 * h + 2], a);
-            a = fmaf(xv.w, wq[j][4 * h + 3], a);
+            a = fmaf(xv.x, wq[j][0], a);
+            a = fmaf(xv.y, wq[j][1], a);
+            a = fmaf(xv.z, wq[j][2], a);
+            a = fmaf(xv.w, wq[j][3], a);
             acc[r][j] = a;
           }
         }
+      }
     }
   };
 
