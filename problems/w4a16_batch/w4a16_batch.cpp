@@ -13,7 +13,6 @@ extern const char* const kW4a16BatchSeedTile;
 extern const char* const kW4a16BatchSeedKlanes;
 extern const char* const kW4a16BatchSeedNcols;
 extern const char* const kW4a16BatchSeedXrows;
-extern const char* const kW4a16BatchSeedFfma;
 extern const char* const kW4a16BatchTask;
 extern const char* const kW4a16BatchDeviceReference;
 }  // namespace embedded
@@ -154,8 +153,7 @@ class W4a16Batch : public Problem {
                                             {"tile", embedded::kW4a16BatchSeedTile},
                                             {"klanes", embedded::kW4a16BatchSeedKlanes},
                                             {"ncols", embedded::kW4a16BatchSeedNcols},
-                                            {"xrows", embedded::kW4a16BatchSeedXrows},
-                                            {"ffma", embedded::kW4a16BatchSeedFfma}};
+                                            {"xrows", embedded::kW4a16BatchSeedXrows}};
     return seeds;
   }
   std::string task_prompt() const override { return embedded::kW4a16BatchTask; }

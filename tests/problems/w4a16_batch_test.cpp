@@ -112,14 +112,7 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"MR", 4}, {"ROWS", 3}, {"KSPLIT", 4}},
         {{"MR", 4}, {"ROWS", 8}, {"KSPLIT", 7}, {"LPR", 32}},
         {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}},
-        {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}}}},
-      {"ffma",
-       {{},
-        {{"MR", 16}, {"COLS", 2}},
-        {{"MR", 16}, {"COLS", 4}, {"OCC", 2}},
-        {{"MR", 4}, {"KL", 4}, {"COLS", 8}, {"DEPTH", 4}, {"OCC", 2}},
-        {{"MR", 2}, {"KL", 32}, {"COLS", 2}, {"WARPS", 8}, {"XS", 1}},
-        {{"MR", 1}, {"KL", 2}, {"COLS", 1}, {"WARPS", 1}, {"DEPTH", 1}, {"XS", 16}, {"OCC", 8}}}}};
+        {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}}}}};
   const AmdToolchain amd = AmdToolchain::find();
   for (const Seed& seed : batch().seeds()) {
     ASSERT_TRUE(knobs.count(seed.name)) << "no knob corners listed for seed " << seed.name;
