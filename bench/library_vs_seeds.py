@@ -3,7 +3,7 @@
 
 Usage: library_vs_seeds.py --example EXAMPLE --kopt KOPT --generic GENERIC.json
                            [--bench BENCH.json] [--suite NAME ...] [--shape KxN ...]
-                           [--out OUT.md]
+                           [--rows M] [--out OUT.md]
 
 For every shape of the named suites (`kopt suites NAME`) and every --shape,
 the library example (kernels/example) verifies y against an fp64 reference
@@ -13,6 +13,11 @@ The best seed is the fastest of kopt's seeds at their default parameters
 GENERIC.json (`kopt export --measure-generic`, which times every seed's
 defaults on every suite shape) or, for shapes not measured there, from
 BENCH.json (`kopt bench --seeds naive,splitk,vec,dot,gen --json`).
+With --rows M > 1, the decode batch: the suites are the batched problem's
+(e.g. qwen2.5-7b-m4), the example runs the library's kopt_w4a16_gemm at M
+rows, and the best seed is the fastest of the batched seeds (klanes, ncols,
+xrows at MR = M) in BENCH.json (`kopt bench --problem w4a16_batch --seeds
+klanes ncols xrows --param MR=M --json`).
 Exit status 1 when a shape fails the check or runs over 1.3x its best seed.
 """
 import argparse
@@ -23,10 +28,12 @@ import sys
 
 SEEDS = {"generic_naive": "naive", "generic_splitk": "splitk", "generic_vec": "vec",
          "generic_dot": "dot", "generic_gen": "gen"}
+BATCHED_SEEDS = {"klanes", "ncols", "xrows"}
 
 
-def suite_shapes(kopt, name):
-    out = subprocess.run([kopt, "suites", name], capture_output=True, text=True, check=True).stdout
+def suite_shapes(kopt, name, rows):
+    problem = ["--problem", "w4a16_batch"] if rows > 1 else []
+    out = subprocess.run([kopt, "suites", name] + problem, capture_output=True, text=True, check=True).stdout
     rows = []
     for line in out.splitlines()[1:]:
         m = re.match(r"\s+(\S+)\s+(.*?)\s+[\d.]+ MB$", line)
@@ -35,7 +42,7 @@ def suite_shapes(kopt, name):
     return rows
 
 
-def best_seeds(generic_path, bench_paths):
+def best_seeds(generic_path, bench_paths, seeds):
     best = {}
     if generic_path:
         with open(generic_path) as f:
@@ -46,11 +53,12 @@ def best_seeds(generic_path, bench_paths):
     for path in bench_paths:
         with open(path) as f:
             for r in json.load(f)["results"]:
-                if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in SEEDS.values():
+                if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in seeds:
                     continue
                 us = r["timing"]["median_us"]
-                if r["shape"] not in best or us < best[r["shape"]][0]:
-                    best[r["shape"]] = (us, r["column"])
+                shape = r["shape"].split(":")[-1]  # without the problem's prefix
+                if shape not in best or us < best[shape][0]:
+                    best[shape] = (us, r["column"])
     return best
 
 
@@ -62,18 +70,21 @@ def main():
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--suite", action="append", default=[])
     ap.add_argument("--shape", action="append", default=[])
+    ap.add_argument("--rows", type=int, default=1)
     ap.add_argument("--out")
     a = ap.parse_args()
     shapes = []
     for s in a.suite:
-        shapes += suite_shapes(a.kopt, s)
+        shapes += suite_shapes(a.kopt, s, a.rows)
     shapes += [(s, "not tuned, not a probe") for s in a.shape]
-    best = best_seeds(a.generic, a.bench)
+    best = best_seeds(a.generic, a.bench, set(SEEDS.values()) if a.rows == 1 else BATCHED_SEEDS)
     lines = ["| shape | what | library µs | library kernel | best seed µs | library / best seed | check |",
              "|---|---|---|---|---|---|---|"]
     ratios, failures, over = [], [], []
     for shape, what in shapes:
-        out = subprocess.run([a.example, shape], capture_output=True, text=True, timeout=300).stdout
+        # A batched suite names MxKxN; the example takes KxN and the rows.
+        call = [a.example, shape] if a.rows == 1 else [a.example, "--rows", str(a.rows), shape.split("x", 1)[1]]
+        out = subprocess.run(call, capture_output=True, text=True, timeout=300).stdout
         m = re.search(r"\b(ok|FAIL)\s+([\d.]+) us\s+max err \S+\s+(.*)", out)
         if not m or m.group(1) != "ok":
             failures.append(shape)
