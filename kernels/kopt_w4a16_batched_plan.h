@@ -18,6 +18,12 @@ constexpr int kKoptBatchedMaxRows = 16;
 // 39.2 us), while 2 rows on it lose on the small ones (5120x256: 5.6 against
 // 4.5 us for two calls).
 constexpr int kKoptBatchedMinRows = 3;
+// Except at long K, where the weight stream outweighs the batched kernel's
+// fixed costs: 2 rows the register path does not take (its builds stop at K
+// = 8192) run on the 4-row bucket. Measured on an H100 (2026-11-26,
+// PERFORMANCE.md, Qwen2.5-7B's down projections): 9472x3584 16.19 and
+// 18944x3584 27.36 us on it against 24.82 and 52.42 for two batch-1 calls.
+constexpr long long kKoptBatchedLongK = 8192;
 static_assert(kKoptBatchedMinRows <= kKoptBatchedBuckets[0], "a bucket holds the fewest rows");
 
 // The seed's parameters in the library (every bucket): COLS columns per warp,
