@@ -218,9 +218,9 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     if (w->batched_layout == 0 && kopt_xrows_kernel(2, K, args.G, args.warp))
       w->description += " (M 2-4: xrows, M >= 5: klanes; batched)";
     else
-      w->description += " (M >= " +
-                        std::to_string(K > kKoptBatchedLongK ? 2 : kKoptBatchedMinRows) +
-                        ": klanes, batched)";
+      w->description +=
+          " (M >= " + std::to_string(K > kKoptBatchedLongK ? 2 : kKoptBatchedMinRows) +
+          ": klanes, batched)";
   }
   *out = w;
   return KOPT_W4A16_OK;

@@ -1,11 +1,15 @@
 // The library's batched kernels: the w4a16_batch problem's `klanes` seed
-// (seeds/w4a16_batch/klanes.hip, included as it is) built for each
-// M bucket and both weight layouts it reads, its `xrows` seed for 2 and 4
-// rows and each number of warps of a block, and their tables.
+// (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
+// (2 rows for long K only) and both weight layouts it reads, its `xrows`
+// seed for 2 and 4 rows and each number of warps of a block, and their
+// tables.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"
 
+#define KOPT_KLANES_ROWS 2
+#define KOPT_KLANES_LAYOUT 0
+#include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
 #include "kopt_w4a16_batched_instance.inc"
@@ -14,6 +18,9 @@
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_KLANES_ROWS 2
+#define KOPT_KLANES_LAYOUT 1
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 1
@@ -80,9 +87,11 @@
 
 #if KOPT_HOST_PASS
 const KoptBatchedKernel kKoptBatchedKernels[] = {
+    {kopt_klanes_m2_0_build::kParams, kopt_klanes_m2_0_build::call, kopt_klanes_m2_0_build::lay_out},
     {kopt_klanes_m4_0_build::kParams, kopt_klanes_m4_0_build::call, kopt_klanes_m4_0_build::lay_out},
     {kopt_klanes_m8_0_build::kParams, kopt_klanes_m8_0_build::call, kopt_klanes_m8_0_build::lay_out},
     {kopt_klanes_m16_0_build::kParams, kopt_klanes_m16_0_build::call, kopt_klanes_m16_0_build::lay_out},
+    {kopt_klanes_m2_1_build::kParams, kopt_klanes_m2_1_build::call, kopt_klanes_m2_1_build::lay_out},
     {kopt_klanes_m4_1_build::kParams, kopt_klanes_m4_1_build::call, kopt_klanes_m4_1_build::lay_out},
     {kopt_klanes_m8_1_build::kParams, kopt_klanes_m8_1_build::call, kopt_klanes_m8_1_build::lay_out},
     {kopt_klanes_m16_1_build::kParams, kopt_klanes_m16_1_build::call, kopt_klanes_m16_1_build::lay_out},

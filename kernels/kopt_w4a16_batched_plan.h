@@ -10,7 +10,7 @@
 // The M buckets: a call of M rows runs the smallest bucket that holds them
 // (rows past M computed on zeros and not written); more than the largest
 // bucket the device serves runs in blocks of it.
-constexpr int kKoptBatchedBuckets[] = {4, 8, 16};
+constexpr int kKoptBatchedBuckets[] = {2, 4, 8, 16};
 constexpr int kKoptBatchedMaxRows = 16;
 // Fewer rows run one by one on the batch-1 kernels. Measured on an H100 with
 // the library's example (2026-11-26, PERFORMANCE.md): 3 rows on the 4-row
@@ -20,11 +20,13 @@ constexpr int kKoptBatchedMaxRows = 16;
 constexpr int kKoptBatchedMinRows = 3;
 // Except at long K, where the weight stream outweighs the batched kernel's
 // fixed costs: 2 rows the register path does not take (its builds stop at K
-// = 8192) run on the 4-row bucket. Measured on an H100 (2026-11-26,
-// PERFORMANCE.md, Qwen2.5-7B's down projections): 9472x3584 16.19 and
-// 18944x3584 27.36 us on it against 24.82 and 52.42 for two batch-1 calls.
+// = 8192) run on the 2-row bucket, which serves nothing else. Measured on an
+// H100 (2026-11-26, PERFORMANCE.md, Qwen2.5-7B's down projections): the seed
+// at 2 rows took 16.19 us on 9472x3584 and 27.36 on 18944x3584, against
+// 24.82 and 52.42 for two batch-1 calls and 23.39 and 32.60 on the 4-row
+// bucket.
 constexpr long long kKoptBatchedLongK = 8192;
-static_assert(kKoptBatchedMinRows <= kKoptBatchedBuckets[0], "a bucket holds the fewest rows");
+static_assert(kKoptBatchedBuckets[0] == 2, "the 2-row bucket serves long K");
 
 // The seed's parameters in the library (every bucket): COLS columns per warp,
 // WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),
