@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "sandbox/status.h"
+#include "sandbox/contract/status.h"
 
 namespace kopt {
 

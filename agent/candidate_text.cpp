@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sandbox/candidate.h"
+#include "sandbox/contract/candidate.h"
 
 namespace kopt {
 

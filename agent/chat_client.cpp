@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "sandbox/json_fields.h"
+#include "sandbox/contract/json_fields.h"
 
 namespace kopt {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/status.h"
+#include "sandbox/contract/status.h"
 
 namespace kopt {
 

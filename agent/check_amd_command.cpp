@@ -14,9 +14,9 @@
 #include "agent/profiler.h"
 #include "agent/proposer.h"
 #include "db/database.h"
-#include "sandbox/candidate.h"
-#include "sandbox/problem.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/client/sandbox.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/amd_offline.h"
-#include "sandbox/problem.h"
-#include "sandbox/status.h"
+#include "sandbox/contract/amd_offline.h"
+#include "sandbox/contract/problem.h"
+#include "sandbox/contract/status.h"
 
 namespace kopt {
 

@@ -11,8 +11,8 @@
 #include "agent/table.h"
 #include "agent/timeline.h"
 #include "db/database.h"
-#include "sandbox/candidate.h"
-#include "sandbox/evaluation.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/evaluation.h"
 
 namespace kopt {
 

@@ -16,9 +16,9 @@
 #include "agent/export_files.h"
 #include "agent/proposer.h"
 #include "db/database.h"
-#include "sandbox/prelude.h"
-#include "sandbox/sandbox.h"
-#include "sandbox/static_checks.h"
+#include "sandbox/client/sandbox.h"
+#include "sandbox/contract/prelude.h"
+#include "sandbox/contract/static_checks.h"
 
 namespace kopt {
 

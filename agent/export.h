@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "kernels/kopt_generic_rule.h"
-#include "sandbox/candidate.h"
-#include "sandbox/evaluation.h"
-#include "sandbox/problem.h"
-#include "sandbox/status.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/evaluation.h"
+#include "sandbox/contract/problem.h"
+#include "sandbox/contract/status.h"
 
 namespace kopt {
 

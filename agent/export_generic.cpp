@@ -9,7 +9,7 @@
 #include "agent/commands.h"
 #include "agent/export.h"
 #include "db/database.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/client/sandbox.h"
 
 namespace kopt {
 

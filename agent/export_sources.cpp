@@ -8,8 +8,8 @@
 #include "agent/export.h"
 #include "agent/export_files.h"
 #include "agent/proposer.h"
-#include "sandbox/prelude.h"
-#include "sandbox/static_checks.h"
+#include "sandbox/contract/prelude.h"
+#include "sandbox/contract/static_checks.h"
 
 namespace kopt {
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "agent/loop_internal.h"
-#include "sandbox/candidate.h"
+#include "sandbox/contract/candidate.h"
 
 namespace kopt {
 

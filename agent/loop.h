@@ -17,8 +17,8 @@
 #include "agent/profiler.h"
 #include "agent/proposer.h"
 #include "db/database.h"
-#include "sandbox/evaluation.h"
-#include "sandbox/protocol.h"
+#include "sandbox/contract/evaluation.h"
+#include "sandbox/contract/protocol.h"
 
 namespace kopt {
 

@@ -10,8 +10,8 @@
 
 #include "agent/answer_parser.h"
 #include "agent/candidate_text.h"
-#include "sandbox/candidate.h"
-#include "sandbox/json_fields.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/json_fields.h"
 
 namespace kopt {
 namespace embedded {

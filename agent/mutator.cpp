@@ -4,7 +4,7 @@
 #include <set>
 
 #include "agent/proposer.h"
-#include "sandbox/candidate.h"
+#include "sandbox/contract/candidate.h"
 
 namespace kopt {
 

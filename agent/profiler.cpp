@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sandbox/candidate.h"
-#include "sandbox/subprocess.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/subprocess.h"
 
 namespace kopt {
 namespace {

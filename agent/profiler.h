@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "sandbox/problem.h"
-#include "sandbox/status.h"
-#include "sandbox/subprocess.h"
+#include "sandbox/contract/problem.h"
+#include "sandbox/contract/status.h"
+#include "sandbox/contract/subprocess.h"
 
 namespace kopt {
 

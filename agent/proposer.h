@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "db/database.h"
-#include "sandbox/evaluation.h"
-#include "sandbox/problem.h"
+#include "sandbox/contract/evaluation.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt {
 

@@ -12,8 +12,8 @@
 
 #include "agent/candidate_text.h"
 #include "agent/svg_plot.h"
-#include "sandbox/candidate.h"
-#include "sandbox/problem.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "db/database.h"
-#include "sandbox/status.h"
+#include "sandbox/contract/status.h"
 
 namespace kopt {
 

@@ -22,10 +22,10 @@
 #include "agent/model_proposer.h"
 #include "agent/report.h"
 #include "db/database.h"
-#include "sandbox/candidate.h"
-#include "sandbox/sandbox.h"
-#include "sandbox/subprocess.h"
-#include "sandbox/worker_pool.h"
+#include "sandbox/client/sandbox.h"
+#include "sandbox/client/worker_pool.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/subprocess.h"
 
 namespace kopt {
 

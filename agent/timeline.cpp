@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "sandbox/evaluation.h"
+#include "sandbox/contract/evaluation.h"
 
 namespace kopt {
 

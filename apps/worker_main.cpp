@@ -12,9 +12,9 @@
 #include <string>
 
 #include "problems/registry.h"
-#include "sandbox/device_runner.h"
-#include "sandbox/json_fields.h"
-#include "sandbox/protocol.h"
+#include "sandbox/contract/json_fields.h"
+#include "sandbox/contract/protocol.h"
+#include "sandbox/worker/device_runner.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "db/migrations.h"
 #include "db/rows.h"
 #include "db/statement.h"
-#include "sandbox/evaluation.h"
+#include "sandbox/contract/evaluation.h"
 
 namespace kopt {
 

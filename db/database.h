@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/status.h"
+#include "sandbox/contract/status.h"
 
 struct sqlite3;
 

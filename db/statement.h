@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sandbox/status.h"
+#include "sandbox/contract/status.h"
 
 namespace kopt {
 

@@ -3,7 +3,7 @@
 #include "problems/w4a16_batch/w4a16_batch.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "problems/w8a16_gemv/w8a16_gemv.h"
-#include "sandbox/problem.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt {
 

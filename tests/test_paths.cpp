@@ -10,8 +10,8 @@
 
 #include "problems/registry.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/subprocess.h"
-#include "sandbox/worker_client.h"
+#include "sandbox/client/worker_client.h"
+#include "sandbox/contract/subprocess.h"
 
 namespace kopt::test {
 
@@ -38,7 +38,7 @@ std::string source_dir() {
   // this build was configured from, wherever the build folder is.
   if (const char* env = std::getenv("KOPT_SOURCE_DIR")) return env;
   const std::string above = executable_dir() + "/..";
-  if (std::ifstream(above + "/sandbox/prelude.hip").good()) return above;
+  if (std::ifstream(above + "/sandbox/contract/prelude.hip").good()) return above;
   return KOPT_TEST_SOURCE_DIR;
 }
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "db/database.h"
-#include "sandbox/problem.h"
-#include "sandbox/protocol.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/client/sandbox.h"
+#include "sandbox/contract/problem.h"
+#include "sandbox/contract/protocol.h"
 
 namespace kopt::test {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "sandbox/problem.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt::w4a16_batch {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/problem.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt::w4a16 {
 

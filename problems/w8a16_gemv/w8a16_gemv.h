@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "sandbox/problem.h"
+#include "sandbox/contract/problem.h"
 
 namespace kopt::w8a16 {
 

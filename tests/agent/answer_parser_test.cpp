@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sandbox/static_checks.h"
+#include "sandbox/contract/static_checks.h"
 
 namespace kopt {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/subprocess.h"
+#include "sandbox/contract/subprocess.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

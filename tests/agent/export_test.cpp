@@ -10,8 +10,8 @@
 #include "agent/proposer.h"
 #include "db/database.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/sandbox.h"
-#include "sandbox/subprocess.h"
+#include "sandbox/client/sandbox.h"
+#include "sandbox/contract/subprocess.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "agent/loop.h"
-#include "sandbox/candidate.h"
+#include "sandbox/contract/candidate.h"
 
 namespace kopt::test {
 

@@ -6,7 +6,7 @@
 
 #include "agent/loop.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/worker_client.h"
+#include "sandbox/client/worker_client.h"
 #include "tests/agent/fakes.h"
 
 namespace kopt {

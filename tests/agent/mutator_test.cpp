@@ -5,7 +5,7 @@
 
 #include "agent/proposer.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/candidate.h"
+#include "sandbox/contract/candidate.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

@@ -9,8 +9,8 @@
 #include "agent/answer_parser.h"
 #include "agent/candidate_text.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/candidate.h"
-#include "sandbox/static_checks.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/static_checks.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

@@ -7,7 +7,7 @@
 #include "agent/loop.h"
 #include "agent/proposer.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/evaluation.h"
+#include "sandbox/contract/evaluation.h"
 #include "tests/agent/fakes.h"
 #include "tests/test_paths.h"
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "sandbox/candidate.h"
-#include "sandbox/static_checks.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/static_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -4,9 +4,9 @@
 
 #include "problems/registry.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/candidate.h"
-#include "sandbox/evaluation.h"
-#include "sandbox/protocol.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/evaluation.h"
+#include "sandbox/contract/protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   // The problems, so a request's shape is checked as the worker checks it.

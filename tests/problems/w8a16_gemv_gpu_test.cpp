@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "problems/w8a16_gemv/w8a16_gemv.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/client/sandbox.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

@@ -10,12 +10,12 @@
 #include <cstring>
 
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/candidate.h"
-#include "sandbox/host_device.h"
-#include "sandbox/prelude.h"
-#include "sandbox/rtc.h"
-#include "sandbox/static_checks.h"
-#include "sandbox/verification.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/prelude.h"
+#include "sandbox/contract/static_checks.h"
+#include "sandbox/worker/host_device.h"
+#include "sandbox/worker/rtc.h"
+#include "sandbox/worker/verification.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

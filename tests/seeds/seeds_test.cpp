@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/candidate.h"
-#include "sandbox/static_checks.h"
+#include "sandbox/contract/candidate.h"
+#include "sandbox/contract/static_checks.h"
 #include "tests/test_paths.h"
 
 namespace kopt {

@@ -1,0 +1,47 @@
+// The offline AMD check: every candidate is compiled for gfx906 (the contest
+// card) with clang++-15 and ROCm's device libraries, on a machine that needs
+// no AMD GPU. Records VGPR, SGPR, scratch and occupancy, and rejects
+// matrix-core instructions. Where the toolchain is missing (the NVIDIA GPU
+// machine) the result says "not checked"; `kopt check-amd` fills it in later.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sandbox/contract/status.h"
+
+namespace kopt {
+
+// The resources a kernel needs on one target architecture: the GPU that
+// measured it (from the loaded module) or gfx906 (this offline compile).
+// EvalResult keeps one per target, by name.
+struct TargetResources {
+  bool checked = false;      // the compile for this target ran (false: `note` says why not)
+  bool compiled = false;     // the source builds for it
+  std::string note;          // why not checked, or the compile error summary
+  std::string log;           // compiler output (capped)
+  int registers = 0;         // per thread, worst kernel (NVIDIA registers, AMD VGPRs)
+  int scalar_registers = 0;  // AMD SGPRs, worst kernel
+  int spill_bytes = 0;       // local memory (NVIDIA) or scratch (AMD), worst kernel
+  int shared_bytes = 0;      // static shared memory, worst kernel
+  int occupancy = 0;         // waves per SIMD, lowest kernel (AMD)
+  std::string toolchain;     // the compiler's version line
+};
+
+struct AmdToolchain {
+  std::string clang;        // clang++-15 path; empty when not found
+  std::string device_libs;  // amdgcn bitcode directory
+  std::string rocm_path;
+  bool available() const { return !clang.empty(); }
+  static AmdToolchain find();
+};
+
+// Compiles `full_source` (prelude + candidate) for gfx906, wave64.
+Status check_gfx906(const AmdToolchain& toolchain, const std::string& full_source,
+                    const std::vector<std::string>& defines, double timeout_s,
+                    TargetResources* out);
+
+// Parses the resource comments of an AMDGPU .s file.
+void parse_amdgpu_resources(const std::string& assembly, TargetResources* out);
+
+}  // namespace kopt

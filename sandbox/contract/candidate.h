@@ -1,0 +1,134 @@
+// The candidate contract: what every proposer produces and the sandbox runs.
+//
+// A candidate is one HIP source file. Its first block comment, opening with
+// "kopt:", holds a JSON object that declares how to launch it:
+//
+//   /* kopt:
+//   { "name": "naive",
+//     "launches": [{"kernel": "gemv", "grid": ["cdiv(N, ROWS)"], "block": ["ROWS * WARP"]}],
+//     "relayout": {"kernel": "relayout", "grid": [...], "block": [...]},   (optional)
+//     "packed_bytes": "N * K / 2",          (size of the relayout's output)
+//     "workspace_bytes": "0",
+//     "requires": ["K % 256 == 0"],         (shapes it supports; others are skipped)
+//     "params": {"ROWS": {"values": [1, 2, 4, 8], "default": 4}},
+//     "nondeterministic": false }
+//   */
+//
+// Expressions (sandbox/expr.h) see the shape's variables (K, N, G for
+// W4A16), WARP (the device's warp size), SMS (multiprocessors) and every
+// parameter; parameters also reach the source as macros (-DROWS=4). Kernel
+// signatures are fixed by role (README "Candidate contract"), the shape's
+// variables following as int in the problem's order:
+//   call kernels:  (const __half* x, const kopt_u8* w, float* y, float* ws, int vars...)
+//   relayout:      (const kopt_u8* canonical, kopt_u8* packed, int vars...)
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox/contract/expr.h"
+#include "sandbox/contract/problem.h"
+#include "sandbox/contract/status.h"
+
+namespace kopt {
+
+struct LaunchSpec {
+  std::string kernel;
+  std::array<std::string, 3> grid{"1", "1", "1"};
+  std::array<std::string, 3> block{"1", "1", "1"};
+  std::string shared_bytes = "0";
+};
+
+struct TunableParam {
+  std::string name;
+  std::vector<int64_t> values;
+  int64_t default_value = 0;
+};
+
+struct CandidateSpec {
+  std::string name;
+  std::string description;
+  std::vector<LaunchSpec> launches;  // per call, in order; all are timed
+  std::optional<LaunchSpec> relayout;
+  std::string packed_bytes = "0";
+  std::string workspace_bytes = "0";
+  std::vector<std::string> requires_;
+  std::vector<TunableParam> params;
+  bool nondeterministic = false;
+};
+
+struct Candidate {
+  std::string source;
+  CandidateSpec spec;
+  std::map<std::string, int64_t> params;  // the chosen value of every declared parameter
+};
+
+// Parses the contract block of `source`; `overrides` set parameter values
+// (each must be declared and among its values). Missing values take defaults.
+Status parse_candidate(const std::string& source, const std::map<std::string, int64_t>& overrides,
+                       Candidate* out);
+
+// The contract block as JSON text, for prompts and error messages.
+std::string contract_json(const CandidateSpec& spec);
+
+struct DeviceLimits {
+  int64_t warp = 32;
+  int64_t sms = 1;
+  int64_t max_threads_per_block = 1024;
+  int64_t max_shared_bytes = 48 * 1024;
+};
+
+struct ResolvedLaunch {
+  std::string kernel;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;
+};
+
+struct LaunchPlan {
+  bool supported = true;  // false: the shape fails a "requires" clause
+  std::string unsupported_reason;
+  std::vector<ResolvedLaunch> launches;
+  std::optional<ResolvedLaunch> relayout;
+  int64_t packed_bytes = 0;
+  int64_t workspace_bytes = 0;
+};
+
+// Evaluates every expression for one shape and device. Errors are contract
+// errors (bad expression, zero-size grid, too many threads...).
+Status plan_launches(const Candidate& candidate, const Shape& shape, const DeviceLimits& limits,
+                     LaunchPlan* plan);
+
+// Compile-time macros for the chosen parameters ("-DROWS=4" ...), sorted by name.
+std::vector<std::string> parameter_defines(const Candidate& candidate);
+
+// Compile-time macros for the shape a kernel is built for ("-DKOPT_SHAPE_K=7168"
+// ...), sorted by variable name; none for a shape without variables. Every
+// per-shape build (evaluation, gfx906 check, exported entry) defines them, so
+// a kernel may fold the sizes into constants; a build for any shape (the
+// library's generic variants) defines none, and the kernel must then read
+// its arguments.
+std::vector<std::string> shape_defines(const Shape& shape);
+// The same macros as (name, value) pairs ("KOPT_SHAPE_K", 7168), for a build
+// that writes them into the source (the exported entries).
+std::vector<std::pair<std::string, int64_t>> shape_macros(const Shape& shape);
+// Every macro of a per-shape build: parameter_defines, then shape_defines.
+// The GPU evaluation and the gfx906 check both build with exactly these, so
+// the check sees the kernel that was timed.
+std::vector<std::string> build_defines(const Candidate& candidate, const Shape& shape);
+
+// A short stable identity of source + parameter values (hex of a 64-bit hash).
+std::string candidate_key(const Candidate& candidate);
+
+// The source as code only: comments removed (the /* kopt: */ contract kept,
+// since it decides how the kernel runs), string literals kept, every run of
+// white space one space. Two sources equal here compile to the same kernel,
+// so a child equal to an evaluated one needs no evaluation of its own.
+std::string normalized_source(const std::string& source);
+
+}  // namespace kopt

@@ -1,0 +1,204 @@
+#include "sandbox/contract/candidate.h"
+
+#include <gtest/gtest.h>
+
+#include "problems/w4a16_gemv/w4a16_gemv.h"
+#include "tests/test_paths.h"
+
+namespace kopt {
+namespace {
+
+const char* kMinimal = R"src(/* kopt:
+{"name": "t", "launches": [{"kernel": "gemv", "grid": ["cdiv(N, ROWS)"], "block": ["ROWS * WARP"]}],
+ "params": {"ROWS": {"values": [1, 2, 4], "default": 2}},
+ "requires": ["K % 64 == 0"]}
+*/
+KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G) {}
+)src";
+
+TEST(CandidateTest, ParsesContractAndDefaults) {
+  Candidate c;
+  ASSERT_TRUE(parse_candidate(kMinimal, {}, &c).ok());
+  EXPECT_EQ(c.spec.name, "t");
+  ASSERT_EQ(c.spec.launches.size(), 1u);
+  EXPECT_EQ(c.params.at("ROWS"), 2);
+  EXPECT_EQ(parameter_defines(c), std::vector<std::string>{"-DROWS=2"});
+}
+
+// A per-shape build sees the shape's sizes as macros, sorted by name; a
+// shape without variables (a build for any shape) defines none.
+TEST(CandidateTest, ShapeDefinesNameEverySizeOfTheShape) {
+  EXPECT_EQ(shape_defines(w4a16::shape(7168, 1536, 64)),
+            (std::vector<std::string>{"-DKOPT_SHAPE_G=64", "-DKOPT_SHAPE_K=7168",
+                                      "-DKOPT_SHAPE_N=1536"}));
+  EXPECT_TRUE(shape_defines(Shape{w4a16::kId, {}}).empty());
+  // The whole build: the parameters' macros, then the shape's.
+  Candidate c;
+  ASSERT_TRUE(parse_candidate(kMinimal, {}, &c).ok());
+  EXPECT_EQ(build_defines(c, w4a16::shape(512, 256, 64)),
+            (std::vector<std::string>{"-DROWS=2", "-DKOPT_SHAPE_G=64", "-DKOPT_SHAPE_K=512",
+                                      "-DKOPT_SHAPE_N=256"}));
+  EXPECT_EQ(build_defines(c, Shape{w4a16::kId, {}}), std::vector<std::string>{"-DROWS=2"});
+}
+
+TEST(CandidateTest, PlansLaunchesForAShape) {
+  Candidate c;
+  ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &c).ok());
+  LaunchPlan plan;
+  ASSERT_TRUE(
+      plan_launches(c, w4a16::shape(7168, 9216, 64), DeviceLimits{32, 132, 1024, 49152}, &plan)
+          .ok());
+  ASSERT_TRUE(plan.supported);
+  EXPECT_EQ(plan.launches[0].grid[0], 2304u);
+  EXPECT_EQ(plan.launches[0].block[0], 128u);
+  EXPECT_EQ(plan.launches[0].grid[1], 1u);
+}
+
+TEST(CandidateTest, RequiresMarksUnsupportedShapes) {
+  Candidate c;
+  ASSERT_TRUE(parse_candidate(kMinimal, {}, &c).ok());
+  LaunchPlan plan;
+  ASSERT_TRUE(plan_launches(c, w4a16::shape(96, 10, 32), DeviceLimits{}, &plan).ok());
+  EXPECT_FALSE(plan.supported);
+  EXPECT_NE(plan.unsupported_reason.find("K % 64 == 0"), std::string::npos);
+}
+
+TEST(CandidateTest, RejectsBadContracts) {
+  Candidate c;
+  EXPECT_FALSE(parse_candidate("KOPT_KERNEL void gemv() {}", {}, &c).ok());  // no block
+  EXPECT_FALSE(parse_candidate("/* kopt: {not json} */", {}, &c).ok());
+  EXPECT_FALSE(parse_candidate("/* kopt: {\"launches\": []} */", {}, &c).ok());
+  EXPECT_FALSE(
+      parse_candidate(
+          "/* kopt: {\"launches\": [{\"kernel\": \"a b\", \"grid\": 1, \"block\": 1}]} */", {}, &c)
+          .ok());
+  EXPECT_FALSE(parse_candidate("/* kopt: {\"launchez\": []} */", {}, &c).ok());
+  EXPECT_FALSE(
+      parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 1}], "
+                      "\"relayout\": {\"kernel\": \"r\", \"grid\": 1, \"block\": 1}} */",
+                      {}, &c)
+          .ok());                                                   // relayout without packed_bytes
+  EXPECT_FALSE(parse_candidate(kMinimal, {{"ROWS", 3}}, &c).ok());  // not among values
+  EXPECT_FALSE(parse_candidate(kMinimal, {{"COLS", 1}}, &c).ok());  // not declared
+  EXPECT_FALSE(
+      parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 1}], "
+                      "\"params\": {\"N\": {\"values\": [1]}}} */",
+                      {}, &c)
+          .ok());  // reserved name
+}
+
+// Every field of a wrong JSON type (a model's slip) is a contract error with
+// the field named, never an exception.
+TEST(CandidateTest, FieldsOfTheWrongTypeAreContractErrors) {
+  const std::string launch = R"("launches": [{"kernel": "k", "grid": 1, "block": 1}])";
+  const char* wrong[] = {R"("name": 42)",
+                         R"("name": ["a"])",
+                         R"("description": {"a": 1})",
+                         R"("name": null)",
+                         R"("nondeterministic": "yes")",
+                         R"("requires": "K > 1")",
+                         R"("requires": [true])",
+                         R"("params": {"R": {"values": [1, 2], "default": "1"}})",
+                         R"("params": {"R": {"values": [1.5]}})",
+                         R"("params": {"R": {"values": [18446744073709551615]}})",
+                         R"("params": {"R": 3})",
+                         R"("params": [1])",
+                         R"("workspace_bytes": 1.5)",
+                         R"("workspace_bytes": [1])",
+                         R"("packed_bytes": false)",
+                         R"("relayout": 7, "packed_bytes": 1)",
+                         R"("workspace_bytes": 18446744073709551615)"};
+  for (const char* field : wrong) {
+    const std::string source = "/* kopt: {" + launch + ", " + field + "} */";
+    Candidate c;
+    Status s;
+    EXPECT_NO_THROW(s = parse_candidate(source, {}, &c)) << field;
+    EXPECT_FALSE(s.ok()) << field;
+  }
+  const char* wrong_launch[] = {R"({"kernel": 5, "grid": 1, "block": 1})",
+                                R"({"kernel": "k", "grid": "x", "block": {}})",
+                                R"({"kernel": "k", "grid": [1, 2, 3, 4], "block": 1})", R"("k")",
+                                R"({"kernel": "k", "grid": 1, "block": 1, "shared_bytes": [0]})"};
+  for (const char* l : wrong_launch) {
+    Candidate c;
+    Status s;
+    EXPECT_NO_THROW(
+        s = parse_candidate(std::string("/* kopt: {\"launches\": [") + l + "]} */", {}, &c))
+        << l;
+    EXPECT_FALSE(s.ok()) << l;
+  }
+  Candidate c;
+  Status s = parse_candidate("/* kopt: {" + launch + R"(, "name": 42} */)", {}, &c);
+  EXPECT_NE(s.message().find("\"name\" must be a string"), std::string::npos) << s.message();
+}
+
+TEST(CandidateTest, OverflowingExpressionsAreContractErrors) {
+  Candidate c;
+  ASSERT_TRUE(
+      parse_candidate(
+          R"(/* kopt: {"launches": [{"kernel": "k", "grid": ["N * 1125899906842624 * 1125899906842624"], "block": 1}]} */)",
+          {}, &c)
+          .ok());
+  LaunchPlan plan;
+  Status s = plan_launches(c, w4a16::shape(64, 64, 64), DeviceLimits{}, &plan);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("overflow"), std::string::npos) << s.message();
+}
+
+TEST(CandidateTest, PlanRejectsImpossibleGeometry) {
+  Candidate c;
+  ASSERT_TRUE(parse_candidate("/* kopt: {\"launches\": [{\"kernel\": \"k\", \"grid\": [\"N - N\"], "
+                              "\"block\": [2048]}]} */",
+                              {}, &c)
+                  .ok());
+  LaunchPlan plan;
+  Status s = plan_launches(c, w4a16::shape(64, 64, 64), DeviceLimits{}, &plan);
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(CandidateTest, KeyDependsOnSourceAndParameters) {
+  Candidate a, b, c;
+  ASSERT_TRUE(parse_candidate(kMinimal, {}, &a).ok());
+  ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 2}}, &b).ok());
+  ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &c).ok());
+  EXPECT_EQ(candidate_key(a), candidate_key(b));
+  EXPECT_NE(candidate_key(a), candidate_key(c));
+}
+
+TEST(CandidateTest, EverySeedPlansEveryContestShape) {
+  for (const auto& seed : test::w4a16_problem().seeds()) {
+    Candidate c;
+    ASSERT_TRUE(parse_candidate(seed.source, {}, &c).ok()) << seed.name;
+    for (int64_t warp : {32, 64}) {
+      for (const Shape& s : w4a16::contest_suite()) {
+        LaunchPlan plan;
+        Status st = plan_launches(c, s, DeviceLimits{warp, 60, 1024, 65536}, &plan);
+        EXPECT_TRUE(st.ok()) << seed.name << " " << s.name() << ": " << st.message();
+        EXPECT_TRUE(plan.supported) << seed.name << " " << s.name();
+      }
+    }
+  }
+}
+
+TEST(CandidateTest, NormalizedSourceIgnoresCommentsAndWhiteSpaceButNotCodeOrContract) {
+  const std::string a =
+      "/* kopt: {\"launches\": []} */\n// fast\nKOPT_KERNEL void k() {\n  int x = 1;  /* note "
+      "*/\n}\n";
+  const std::string b = "/* kopt: {\"launches\": []} */\nKOPT_KERNEL   void k() { int x = 1; }\n";
+  EXPECT_EQ(normalized_source(a), normalized_source(b));
+  // A different contract, code or string literal is a different kernel.
+  EXPECT_NE(
+      normalized_source(a),
+      normalized_source("/* kopt: {\"launches\": [1]} */\nKOPT_KERNEL void k() { int x = 1; }\n"));
+  EXPECT_NE(
+      normalized_source(a),
+      normalized_source("/* kopt: {\"launches\": []} */\nKOPT_KERNEL void k() { int x = 2; }\n"));
+  EXPECT_NE(normalized_source("const char* s = \"a  b\";"),
+            normalized_source("const char* s = \"a b\";"));
+  EXPECT_EQ(normalized_source("a // \"not a string\nb"), normalized_source("a b"));
+  // Tokens that white space separated stay separated.
+  EXPECT_NE(normalized_source("int x;"), normalized_source("intx;"));
+}
+
+}  // namespace
+}  // namespace kopt
