@@ -178,6 +178,22 @@ Status resolve_launch(const LaunchSpec& spec, const Variables& vars, const Devic
   return Status();
 }
 
+using Macros = std::vector<std::pair<std::string, int64_t>>;
+
+std::vector<std::string> as_options(const Macros& macros) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : macros) out.push_back("-D" + name + "=" + std::to_string(value));
+  return out;
+}
+
+Macros parameter_macros(const Candidate& c) { return Macros(c.params.begin(), c.params.end()); }
+
+Macros shape_macros(const Shape& shape) {
+  Macros out;
+  for (const auto& [name, value] : shape.vars) out.emplace_back("KOPT_SHAPE_" + name, value);
+  return out;
+}
+
 }  // namespace
 
 Status parse_candidate(const std::string& source, const std::map<std::string, int64_t>& overrides,
@@ -270,29 +286,21 @@ Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits&
 }
 
 std::vector<std::string> parameter_defines(const Candidate& c) {
-  std::vector<std::string> out;
-  for (const auto& [name, value] : c.params)
-    out.push_back("-D" + name + "=" + std::to_string(value));
-  return out;
-}
-
-std::vector<std::pair<std::string, int64_t>> shape_macros(const Shape& shape) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  for (const auto& [name, value] : shape.vars) out.emplace_back("KOPT_SHAPE_" + name, value);
-  return out;
+  return as_options(parameter_macros(c));
 }
 
 std::vector<std::string> shape_defines(const Shape& shape) {
-  std::vector<std::string> out;
-  for (const auto& [name, value] : shape_macros(shape))
-    out.push_back("-D" + name + "=" + std::to_string(value));
+  return as_options(shape_macros(shape));
+}
+
+std::vector<std::pair<std::string, int64_t>> build_macros(const Candidate& c, const Shape& shape) {
+  Macros out = parameter_macros(c);
+  for (auto& m : shape_macros(shape)) out.push_back(std::move(m));
   return out;
 }
 
 std::vector<std::string> build_defines(const Candidate& c, const Shape& shape) {
-  std::vector<std::string> out = parameter_defines(c);
-  for (auto& d : shape_defines(shape)) out.push_back(std::move(d));
-  return out;
+  return as_options(build_macros(c, shape));
 }
 
 std::string candidate_key(const Candidate& c) {

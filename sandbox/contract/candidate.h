@@ -114,12 +114,14 @@ std::vector<std::string> parameter_defines(const Candidate& candidate);
 // library's generic variants) defines none, and the kernel must then read
 // its arguments.
 std::vector<std::string> shape_defines(const Shape& shape);
-// The same macros as (name, value) pairs ("KOPT_SHAPE_K", 7168), for a build
-// that writes them into the source (the exported entries).
-std::vector<std::pair<std::string, int64_t>> shape_macros(const Shape& shape);
-// Every macro of a per-shape build: parameter_defines, then shape_defines.
-// The GPU evaluation and the gfx906 check both build with exactly these, so
-// the check sees the kernel that was timed.
+// Every macro of a per-shape build as (name, value): the parameter values,
+// then the shape's sizes ("KOPT_SHAPE_K", 7168). The one list of a build's
+// definitions: the GPU evaluation and the gfx906 check pass it as options
+// (build_defines), an exported entry writes it into its source as #defines,
+// so each builds the kernel that was timed.
+std::vector<std::pair<std::string, int64_t>> build_macros(const Candidate& candidate,
+                                                          const Shape& shape);
+// build_macros as compiler options: parameter_defines, then shape_defines.
 std::vector<std::string> build_defines(const Candidate& candidate, const Shape& shape);
 
 // A short stable identity of source + parameter values (hex of a 64-bit hash).

@@ -39,6 +39,12 @@ TEST(CandidateTest, ShapeDefinesNameEverySizeOfTheShape) {
             (std::vector<std::string>{"-DROWS=2", "-DKOPT_SHAPE_G=64", "-DKOPT_SHAPE_K=512",
                                       "-DKOPT_SHAPE_N=256"}));
   EXPECT_EQ(build_defines(c, Shape{w4a16::kId, {}}), std::vector<std::string>{"-DROWS=2"});
+  // The same list as (name, value), which an exported entry writes as #defines.
+  using Macros = std::vector<std::pair<std::string, int64_t>>;
+  EXPECT_EQ(
+      build_macros(c, w4a16::shape(512, 256, 64)),
+      (Macros{{"ROWS", 2}, {"KOPT_SHAPE_G", 64}, {"KOPT_SHAPE_K", 512}, {"KOPT_SHAPE_N", 256}}));
+  EXPECT_EQ(build_macros(c, Shape{w4a16::kId, {}}), (Macros{{"ROWS", 2}}));
 }
 
 TEST(CandidateTest, PlansLaunchesForAShape) {
