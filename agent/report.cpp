@@ -121,10 +121,9 @@ std::string best_kernel_sources(const std::vector<RunData>& data,
   return out;
 }
 
-}  // namespace
-
-Status build_report(Database& db, const ReportOptions& options, std::string* html) {
-  // The runs chosen, each with its candidates and their evaluations.
+// The runs chosen (by run id or shape), each with its candidates and their
+// evaluations on the run's shape.
+Status load_runs(Database& db, const ReportOptions& options, std::vector<RunData>* data) {
   std::set<std::string> shape_filter;
   for (const auto& text : options.shapes) {
     Shape s;
@@ -133,7 +132,6 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   }
   std::vector<RunRecord> runs;
   KOPT_RETURN_IF_ERROR(db.list_runs(&runs));
-  std::vector<RunData> data;
   for (const auto& r : runs) {
     if (options.run_id && r.id != options.run_id) continue;
     if (!shape_filter.empty() && !shape_filter.count(r.shape)) continue;
@@ -150,79 +148,99 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
       row.candidate = std::move(c);
       d.rows.push_back(std::move(row));
     }
-    data.push_back(std::move(d));
+    data->push_back(std::move(d));
   }
-  if (options.run_id && data.empty())
+  if (options.run_id && data->empty())
     return Status::error("no run " + std::to_string(options.run_id) + " in the database");
+  return Status();
+}
 
+// What every section reads: the chosen runs and their index (candidates by
+// id, shapes and proposers in first-seen order, devices).
+struct Report {
+  std::vector<RunData> data;
   std::map<int64_t, const Row*> by_id;
   std::set<int64_t> chosen_runs;
   std::vector<std::string> shapes, proposers;
   std::set<std::string> devices;
-  for (const auto& d : data) {
-    chosen_runs.insert(d.run.id);
-    if (std::find(shapes.begin(), shapes.end(), d.run.shape) == shapes.end())
-      shapes.push_back(d.run.shape);
-    for (const auto& row : d.rows) {
-      by_id[row.candidate.id] = &row;
-      const std::string p = proposer_of(row.candidate);
-      if (std::find(proposers.begin(), proposers.end(), p) == proposers.end())
-        proposers.push_back(p);
-      if (row.evaluation && !row.evaluation->device.empty()) devices.insert(row.evaluation->device);
+
+  void index() {
+    for (const auto& d : data) {
+      chosen_runs.insert(d.run.id);
+      if (std::find(shapes.begin(), shapes.end(), d.run.shape) == shapes.end())
+        shapes.push_back(d.run.shape);
+      for (const auto& row : d.rows) {
+        by_id[row.candidate.id] = &row;
+        const std::string p = proposer_of(row.candidate);
+        if (std::find(proposers.begin(), proposers.end(), p) == proposers.end())
+          proposers.push_back(p);
+        if (row.evaluation && !row.evaluation->device.empty())
+          devices.insert(row.evaluation->device);
+      }
     }
   }
-  auto color_of = [&](const std::string& p) {
+  std::string color_of(const std::string& p) const {
     const size_t i =
         static_cast<size_t>(std::find(proposers.begin(), proposers.end(), p) - proposers.begin());
     return proposer_color(p, i);
-  };
-  auto cand_link = [](int64_t id) { return fmt::format("<a href=\"#cand-{0}\">#{0}</a>", id); };
+  }
+};
 
+std::string cand_link(int64_t id) { return fmt::format("<a href=\"#cand-{0}\">#{0}</a>", id); }
+
+// The page's head, title line and table of contents.
+std::string page_head(const Report& r, const ReportOptions& options) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>kopt report</title>\n<style>" +
       std::string(kStyle) + "</style></head><body>\n";
   std::string device_list;
-  for (const auto& d : devices) device_list += (device_list.empty() ? "" : ", ") + d;
+  for (const auto& d : r.devices) device_list += (device_list.empty() ? "" : ", ") + d;
   out += fmt::format(
       "<h1>kopt report</h1>\n<p class=\"meta\">database <code>{}</code> · {} run(s) · {} shape(s) "
       "· device: {} · "
       "generated {}</p>\n",
-      html_escape(options.db_label), data.size(), shapes.size(),
+      html_escape(options.db_label), r.data.size(), r.shapes.size(),
       html_escape(device_list.empty() ? "none" : device_list), html_escape(options.generated_at));
   out +=
       "<p><a href=\"#shapes\">Best per shape</a> · <a href=\"#progress\">Progress</a> · "
       "<a href=\"#bandwidth\">Bandwidth</a> · <a href=\"#lineage\">Lineage</a> · <a "
       "href=\"#failures\">Failures</a> · "
       "<a href=\"#models\">Proposers and models</a></p>\n";
+  return out;
+}
 
-  // Best per shape, against the best seed of the same runs.
+// Best per shape (the database's own notion of best within the chosen
+// runs), against the best seed of the same runs; each shape's best kernel
+// into `best_of_shape`.
+Status best_per_shape_section(Database& db, const Report& r, std::string* html,
+                              std::map<std::string, int64_t>* best_of_shape) {
+  std::string out;
   out +=
       "<h2 id=\"shapes\">Best per shape</h2>\n<table class=\"best\"><tr><th>shape</th><th>best "
       "kernel</th>"
       "<th>µs</th><th>GB/s</th><th>% of read BW</th><th>best seed "
       "µs</th><th>gain</th><th>device</th></tr>\n";
-  std::map<std::string, int64_t> best_of_shape;
-  for (const auto& shape : shapes) {
+  for (const auto& shape : r.shapes) {
     // The database's own notion of best (it leaves out kernels that spill or
     // need gfx906 scratch), within the chosen runs.
     std::vector<BestRow> all;
     KOPT_RETURN_IF_ERROR(db.best(shape, "", 100000, &all));
     const BestRow* best = nullptr;
     for (const auto& b : all)
-      if (chosen_runs.count(b.candidate.run_id)) {
+      if (r.chosen_runs.count(b.candidate.run_id)) {
         best = &b;
         break;
       }
-    const Row* seed = best_seed(data, shape);
+    const Row* seed = best_seed(r.data, shape);
     const std::optional<double> seed_us = seed ? std::optional<double>(seed->us()) : std::nullopt;
     if (!best) {
       out += fmt::format("<tr><td>{}</td><td colspan=\"7\">no verified candidate</td></tr>\n",
                          html_escape(shape));
       continue;
     }
-    best_of_shape[shape] = best->candidate.id;
+    (*best_of_shape)[shape] = best->candidate.id;
     const auto& e = best->evaluation;
     out += fmt::format(
         "<tr><td>{}</td><td>{} <code>{}</code> {}</td><td class=\"num\">{:.2f}</td><td "
@@ -238,11 +256,18 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
       "</table>\n<p class=\"note\">Peers (vendor BLAS, PyTorch) are measured by <code>kopt bench "
       "--baselines</code> and <code>scripts/peers.sh</code>; the database holds kopt's own "
       "candidates.</p>\n";
-  out += best_kernel_sources(data, best_of_shape, by_id);
+  out += best_kernel_sources(r.data, *best_of_shape, r.by_id);
 
-  // Progress of each run: best so far and every verified candidate, by proposer.
+  *html += out;
+  return Status();
+}
+
+// Progress of each run: best so far and every verified candidate, by
+// proposer, against the candidates' order and against wall time.
+std::string progress_section(const Report& report) {
+  std::string out;
   out += "<h2 id=\"progress\">Progress</h2>\n";
-  for (const auto& d : data) {
+  for (const auto& d : report.data) {
     const RunRecord& r = d.run;
     int verified = 0;
     for (const auto& row : d.rows) verified += row.verified();
@@ -271,7 +296,7 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
       for (auto* m : {&per_n, &per_t}) {
         auto& s = (*m)[p];
         s.name = p;
-        s.color = color_of(p);
+        s.color = report.color_of(p);
       }
       per_n[p].points.push_back({n, row.us(), tip});
       per_t[p].points.push_back({t, row.us(), tip});
@@ -303,16 +328,21 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     out += "<div class=\"plots\">" + svg_plot(by_count, po) + svg_plot(by_time, pt) + "</div>\n";
   }
 
-  // Every verified candidate against the measured read bandwidth.
+  return out;
+}
+
+// Every verified candidate against the measured read bandwidth.
+std::string bandwidth_section(const Report& r) {
+  std::string out;
   out += "<h2 id=\"bandwidth\">Bandwidth</h2>\n";
   {
     std::map<std::string, PlotSeries> per;
     double read_bw = 0;
     // With one shape every candidate moves the same bytes: spread them by
     // the order they were evaluated in instead.
-    const bool one_shape = shapes.size() == 1;
+    const bool one_shape = r.shapes.size() == 1;
     int order = 0;
-    for (const auto& d : data) {
+    for (const auto& d : r.data) {
       Shape shape;
       const int64_t bytes = parse_shape_key(d.run.shape, &shape).ok() ? shape_bytes(shape) : 0;
       for (const auto& row : d.rows) {
@@ -320,7 +350,7 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
         const std::string p = proposer_of(row.candidate);
         auto& s = per[p];
         s.name = p;
-        s.color = color_of(p);
+        s.color = r.color_of(p);
         const double x = one_shape ? ++order : static_cast<double>(bytes);
         s.points.push_back({x, row.evaluation->gbps,
                             fmt::format("#{} {} on {}: {:.0f} GB/s", row.candidate.id,
@@ -332,8 +362,9 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     for (auto& [p, s] : per) series.push_back(s);
     PlotOptions o;
     o.title = "Achieved bandwidth of every verified candidate";
-    o.x_label = one_shape ? "verified candidate of " + *shapes.begin() + " (in the order evaluated)"
-                          : "bytes moved per call (weights, scales, offsets, x, y)";
+    o.x_label = one_shape
+                    ? "verified candidate of " + *r.shapes.begin() + " (in the order evaluated)"
+                    : "bytes moved per call (weights, scales, offsets, x, y)";
     o.y_label = "GB/s";
     o.log_x = !one_shape;
     o.integer_x = one_shape;
@@ -348,7 +379,13 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     out += "<div class=\"plots\">" + svg_plot(series, o) + "</div>\n";
   }
 
-  // The lineage of each shape's best kernel, with ideas, gains and diffs.
+  return out;
+}
+
+// The lineage of each shape's best kernel, with ideas, gains and diffs.
+Status lineage_section(Database& db, const Report& r,
+                       const std::map<std::string, int64_t>& best_of_shape, std::string* html) {
+  std::string out;
   out += "<h2 id=\"lineage\">Lineage of the best kernels</h2>\n";
   std::string diffs;
   for (const auto& [shape, best_id] : best_of_shape) {
@@ -363,9 +400,9 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
     const CandidateRecord* parent = nullptr;
     for (size_t i = 0; i < chain.size(); ++i) {
       const CandidateRecord& c = chain[i];
-      auto it = by_id.find(c.id);
+      auto it = r.by_id.find(c.id);
       std::optional<double> us;
-      if (it != by_id.end() && it->second->verified()) us = it->second->us();
+      if (it != r.by_id.end() && it->second->verified()) us = it->second->us();
       const std::string gain = us && parent_us ? fmt::format("{:.3f}×", *parent_us / *us) : "—";
       std::string diff_cell = "—";
       if (parent) {
@@ -390,10 +427,18 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   }
   if (!diffs.empty()) out += "<h3 id=\"diffs\">Diffs against the parent</h3>\n" + diffs;
 
-  // Failures by verdict, then attempts that produced no candidate.
+  *html += out;
+  return Status();
+}
+
+// Failures by verdict, then attempts that produced no candidate (into
+// `by_kind`, which the proposers' table counts too).
+Status failures_section(Database& db, const Report& r, std::string* html,
+                        std::map<std::string, std::vector<AttemptRecord>>* by_kind_out) {
+  std::string out;
   out += "<h2 id=\"failures\">Failures</h2>\n";
   std::map<std::string, std::vector<const Row*>> by_verdict;
-  for (const auto& d : data)
+  for (const auto& d : r.data)
     for (const auto& row : d.rows)
       if (row.evaluation && row.evaluation->verdict != "ok")
         by_verdict[row.evaluation->verdict].push_back(&row);
@@ -415,7 +460,7 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   if (by_verdict.empty()) out += "<tr><td colspan=\"3\">no failed evaluation</td></tr>\n";
   out += "</table>\n";
   std::map<std::string, std::vector<AttemptRecord>> by_kind;
-  for (int64_t run : chosen_runs) {
+  for (int64_t run : r.chosen_runs) {
     std::vector<AttemptRecord> attempts;
     KOPT_RETURN_IF_ERROR(db.attempts(run, 1000, &attempts));
     for (auto& a : attempts) by_kind[a.kind].push_back(std::move(a));
@@ -436,16 +481,24 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
   if (by_kind.empty()) out += "<tr><td colspan=\"3\">none</td></tr>\n";
   out += "</table>\n";
 
-  // Proposers: what each produced; tokens and cost per run.
+  *html += out;
+  *by_kind_out = std::move(by_kind);
+  return Status();
+}
+
+// Proposers: what each produced; tokens and cost per run; the page's end.
+std::string proposers_section(const Report& r,
+                              const std::map<std::string, std::vector<AttemptRecord>>& by_kind) {
+  std::string out;
   out +=
       "<h2 id=\"models\">Proposers and models</h2>\n<table "
       "class=\"proposers\"><tr><th>proposer</th>"
       "<th>candidates</th><th>verified</th><th>best µs</th><th>attempts without a "
       "candidate</th></tr>\n";
-  for (const auto& p : proposers) {
+  for (const auto& p : r.proposers) {
     int count = 0, ok = 0, failed_attempts = 0;
     std::optional<double> best;
-    for (const auto& d : data)
+    for (const auto& d : r.data)
       for (const auto& row : d.rows)
         if (proposer_of(row.candidate) == p) {
           ++count;
@@ -458,13 +511,13 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
         "<tr><td><span style=\"color:{}\">■</span> {}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        color_of(p), html_escape(p), count, ok, best ? fmt::format("{:.2f}", *best) : "—",
+        r.color_of(p), html_escape(p), count, ok, best ? fmt::format("{:.2f}", *best) : "—",
         failed_attempts);
   }
   out +=
       "</table>\n<table "
       "class=\"cost\"><tr><th>run</th><th>shape</th><th>tokens</th><th>cost (US$)</th></tr>\n";
-  for (const auto& d : data)
+  for (const auto& d : r.data)
     out += fmt::format(
         "<tr><td><a href=\"#run-{0}\">{0}</a></td><td>{1}</td><td class=\"num\">{2}</td>"
         "<td class=\"num\">{3:.4f}</td></tr>\n",
@@ -473,6 +526,24 @@ Status build_report(Database& db, const ReportOptions& options, std::string* htm
       "</table>\n<p class=\"note\">Cost in US dollars from each model's "
       "<code>price_per_million_input</code> and <code>price_per_million_output</code> in the "
       "config (0 where none is set; the mutator costs nothing).</p>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace
+
+Status build_report(Database& db, const ReportOptions& options, std::string* html) {
+  Report r;
+  KOPT_RETURN_IF_ERROR(load_runs(db, options, &r.data));
+  r.index();
+  std::string out = page_head(r, options);
+  std::map<std::string, int64_t> best_of_shape;
+  KOPT_RETURN_IF_ERROR(best_per_shape_section(db, r, &out, &best_of_shape));
+  out += progress_section(r);
+  out += bandwidth_section(r);
+  KOPT_RETURN_IF_ERROR(lineage_section(db, r, best_of_shape, &out));
+  std::map<std::string, std::vector<AttemptRecord>> by_kind;
+  KOPT_RETURN_IF_ERROR(failures_section(db, r, &out, &by_kind));
+  out += proposers_section(r, by_kind);
   *html = std::move(out);
   return Status();
 }
