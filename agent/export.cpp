@@ -188,8 +188,195 @@ Status read_tuned_entries(const Problem& problem, const std::string& dir, Sandbo
   return Status();
 }
 
-// The generic variants, measured on each probe shape not yet in `m` for
-// this device; `save` is called after each shape so a killed run loses one.
+// The shape's tuned entries from the database: its best candidates,
+// re-verified and timed on this GPU, until one serves this GPU's
+// architecture and one (the same or the next best) builds for gfx906
+// without scratch; each into `tuned` and `manifest`.
+void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db, Sandbox& sandbox,
+                        const DeviceInfo& device, std::vector<ExportedKernel>* tuned,
+                        nlohmann::json* manifest) {
+  std::vector<BestRow> best;
+  db.best(shape.key(), device.name, 200, &best);
+  bool for_device = false;  // the entry for this GPU's own architecture is chosen
+  bool amd_served = false;
+  int tried = 0;
+  for (const auto& row : best) {
+    if (for_device && amd_served) break;
+    // Past the device's own pick, only a candidate that can serve gfx906.
+    TargetResources recorded =
+        eval_result_from_json(nlohmann::json::parse(row.evaluation.record_json, nullptr, false))
+            .targets[kOfflineTarget];
+    if (for_device && recorded.checked && !(recorded.compiled && recorded.spill_bytes == 0))
+      continue;
+    if (++tried > 12) break;  // each try is a re-verification on the GPU
+    EvalRequest req;
+    req.source = row.candidate.source;
+    req.params = params_from_json(row.candidate.params_json);
+    req.shape = shape;
+    req.seed = static_cast<uint64_t>(row.candidate.id) * 7919 + 17;
+    req.trials = 2;
+    EvalResult r = sandbox.evaluate(req);
+    if (!r.ok()) {
+      fmt::print(stderr, "{}: candidate {} failed re-verification ({}: {}); trying the next\n",
+                 shape.name(), row.candidate.id, verdict_name(r.verdict), r.message);
+      continue;
+    }
+    // This machine may lack the AMD toolchain while the database holds the
+    // check (`kopt check-amd --db`): then the recorded resources stand.
+    TargetResources& amd = r.targets[kOfflineTarget];
+    if (!amd.checked) amd = recorded;
+    // Shipped kernels must build for gfx906 (even those only NVIDIA runs).
+    if (amd.checked && !amd.compiled) {
+      fmt::print(stderr, "{}: candidate {} does not build for gfx906; trying the next\n",
+                 shape.name(), row.candidate.id);
+      continue;
+    }
+    const bool amd_ok = amd.checked && amd.spill_bytes == 0;
+    if (!amd.checked)
+      fmt::print(stderr,
+                 "{}: candidate {}: gfx906 not checked here ({}); run `kopt check-amd --db` "
+                 "where the toolchain is, then export again\n",
+                 shape.name(), row.candidate.id, amd.note);
+    if (for_device && !amd_ok) continue;
+    ExportedKernel k;
+    k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kOfflineTarget) : "");
+    k.shape = shape;
+    parse_candidate(req.source, req.params, &k.candidate);
+    if (!for_device) k.targets.push_back(device.arch);
+    if (amd_ok) {
+      k.targets.push_back(kOfflineTarget);
+      k.target_notes[kOfflineTarget] =
+          fmt::format("tuned on {}, not measured on {}", device.name, kOfflineTarget);
+      amd_served = true;
+    } else if (amd.checked) {
+      fmt::print(stderr,
+                 "{}: candidate {} needs {} B of gfx906 scratch: it serves {} only; looking "
+                 "for the best candidate that builds for gfx906 without scratch\n",
+                 shape.name(), row.candidate.id, amd.spill_bytes, device.arch);
+    }
+    k.header = fmt::format(
+        "// Shape {}: candidate {} of run {} ({}, parameters {}), key {}; serves {}.\n"
+        "// Re-verified and timed by kopt export on {}: {} ({}, driver {}, {}):\n"
+        "// {:.2f} us median, {:.0f} GB/s, {:.1f}% of the measured read bandwidth ({:.0f} GB/s); "
+        "{}.",
+        shape.name(), row.candidate.id, row.candidate.run_id, row.candidate.name,
+        row.candidate.params_json, row.candidate.key, fmt::join(k.targets, ", "), now_utc(),
+        device.name, device.arch, device.driver_version, device.compiler, r.timing->median_us,
+        r.timing->gbps, 100 * r.timing->fraction_of_read_bw, device.read_bandwidth_gbps,
+        r.timing->method);
+    manifest->push_back({{"problem", problem.id()},
+                         {"shape", shape.name()},
+                         {"symbol", k.symbol},
+                         {"file", k.symbol + ".hip"},
+                         {"targets", k.targets},
+                         {"target_notes", k.target_notes},
+                         {"candidate", row.candidate.id},
+                         {"run", row.candidate.run_id},
+                         {"name", row.candidate.name},
+                         {"params", nlohmann::json::parse(row.candidate.params_json)},
+                         {"key", row.candidate.key},
+                         {"median_us", r.timing->median_us},
+                         {"gbps", r.timing->gbps},
+                         {"fraction_of_read_bw", r.timing->fraction_of_read_bw},
+                         {"gfx906_scratch_bytes", amd.spill_bytes},
+                         {"device", device.name},
+                         {"arch", device.arch},
+                         {"driver", device.driver_version},
+                         {"compiler", device.compiler},
+                         {"date", now_utc()}});
+    fmt::print("{}: candidate {} ({} {}) {:.2f} us, serves {}\n", shape.name(), row.candidate.id,
+               row.candidate.name, row.candidate.params_json, r.timing->median_us,
+               fmt::join(k.targets, ", "));
+    tuned->push_back(k);
+    for_device = true;
+  }
+  if (!for_device)
+    fmt::print("{}: no verified candidate; the generic rule will serve it\n", shape.name());
+  else if (!amd_served)
+    fmt::print(
+        "{}: no candidate builds for gfx906 without scratch; the AMD library takes the "
+        "generic rule there\n",
+        shape.name());
+}
+
+// The library's generic variants: each a seed with fixed parameters, built
+// for any shape.
+Status generic_variants(const Problem& problem, const LibrarySpec& library,
+                        std::vector<ExportedKernel>* generic) {
+  for (const auto& v : library.generic_variants) {
+    ExportedKernel k;
+    k.symbol = v.symbol;
+    k.shape = Shape{problem.id(), {}};
+    const Seed* seed = find_seed(problem, v.seed);
+    if (!seed) return Status::error("generic variant " + v.symbol + ": no seed " + v.seed);
+    parse_candidate(seed->source, v.params, &k.candidate);
+    k.header = fmt::format("// Generic variant: seed '{}' with {} ({}).", v.seed,
+                           v.params.empty() ? "its defaults" : params_to_json(v.params), v.purpose);
+    generic->push_back(k);
+  }
+  return Status();
+}
+
+// Each distinct kernel source once and each entry a small file with its
+// parameters; the files of an earlier export that nothing names any more
+// are removed. The number of sources into `sources`.
+Status write_kernel_files(const Problem& problem, const std::string& out_dir,
+                          const std::vector<ExportedKernel>& tuned,
+                          const std::vector<ExportedKernel>& generic, size_t* sources) {
+  Status s;
+  std::set<std::string> sources_written;
+  for (const auto* list : {&tuned, &generic})
+    for (const auto& k : *list) {
+      GeneratedKernel g;
+      if (!(s = generate_kernel_source(problem, k, &g)).ok()) return s;
+      if (!(s = write_file(out_dir + "/" + k.symbol + ".hip", g.entry_text)).ok()) return s;
+      if (sources_written.insert(g.source_file).second &&
+          !(s = write_file(out_dir + "/" + g.source_file,
+                           "// Generated by `kopt export`: a candidate's source, included by the "
+                           "entries that use it.\n" +
+                               g.source_text))
+               .ok())
+        return s;
+    }
+  std::set<std::string> keep = sources_written;
+  for (const auto* list : {&tuned, &generic})
+    for (const auto& k : *list) keep.insert(k.symbol + ".hip");
+  if (DIR* d = opendir(out_dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      const bool generated =
+          (name.size() > 4 && name.substr(name.size() - 4) == ".hip") ||
+          (name.rfind("src_", 0) == 0 && name.size() > 4 && name.substr(name.size() - 4) == ".inc");
+      if (generated && !keep.count(name)) std::remove((out_dir + "/" + name).c_str());
+    }
+    closedir(d);
+  }
+  *sources = sources_written.size();
+  return Status();
+}
+
+// The generic rule's leave-one-out check, printed: how far the variant it
+// picks without each probe shape is from the fastest there.
+void print_rule_check(const LibrarySpec& library, const GenericMeasurements& measured) {
+  const auto checks = leave_one_out(library, measured);
+  double worst = 1, log_sum = 0;
+  int above = 0;
+  for (const auto& c : checks) {
+    worst = std::max(worst, c.ratio);
+    log_sum += std::log(c.ratio);
+    if (c.ratio > 1.3) {
+      ++above;
+      fmt::print("  rule check {}: picks {} at {:.2f}x the fastest ({})\n", c.shape, c.chosen,
+                 c.ratio, c.fastest);
+    }
+  }
+  fmt::print(
+      "generic rule from {} probe shapes measured on {}: leave-one-out, the variant picked "
+      "without each probe is {:.3f}x the fastest there on average (geometric), {:.2f}x at "
+      "worst; {} above 1.3x\n",
+      checks.size(), measured.device, checks.empty() ? 1.0 : std::exp(log_sum / checks.size()),
+      worst, above);
+}
 
 }  // namespace
 
@@ -231,110 +418,8 @@ int run_export(const ExportCommand& cmd) {
       fmt::print("keeping the {} tuned entries in {} (--drop-tuned drops them)\n", tuned.size(),
                  cmd.out_dir);
   }
-  for (const Shape& shape : cmd.fallbacks_only ? std::vector<Shape>{} : shapes) {
-    std::vector<BestRow> best;
-    db->best(shape.key(), device.name, 200, &best);
-    bool for_device = false;  // the entry for this GPU's own architecture is chosen
-    bool amd_served = false;
-    int tried = 0;
-    for (const auto& row : best) {
-      if (for_device && amd_served) break;
-      // Past the device's own pick, only a candidate that can serve gfx906.
-      TargetResources recorded =
-          eval_result_from_json(nlohmann::json::parse(row.evaluation.record_json, nullptr, false))
-              .targets[kOfflineTarget];
-      if (for_device && recorded.checked && !(recorded.compiled && recorded.spill_bytes == 0))
-        continue;
-      if (++tried > 12) break;  // each try is a re-verification on the GPU
-      EvalRequest req;
-      req.source = row.candidate.source;
-      req.params = params_from_json(row.candidate.params_json);
-      req.shape = shape;
-      req.seed = static_cast<uint64_t>(row.candidate.id) * 7919 + 17;
-      req.trials = 2;
-      EvalResult r = sandbox.evaluate(req);
-      if (!r.ok()) {
-        fmt::print(stderr, "{}: candidate {} failed re-verification ({}: {}); trying the next\n",
-                   shape.name(), row.candidate.id, verdict_name(r.verdict), r.message);
-        continue;
-      }
-      // This machine may lack the AMD toolchain while the database holds the
-      // check (`kopt check-amd --db`): then the recorded resources stand.
-      TargetResources& amd = r.targets[kOfflineTarget];
-      if (!amd.checked) amd = recorded;
-      // Shipped kernels must build for gfx906 (even those only NVIDIA runs).
-      if (amd.checked && !amd.compiled) {
-        fmt::print(stderr, "{}: candidate {} does not build for gfx906; trying the next\n",
-                   shape.name(), row.candidate.id);
-        continue;
-      }
-      const bool amd_ok = amd.checked && amd.spill_bytes == 0;
-      if (!amd.checked)
-        fmt::print(stderr,
-                   "{}: candidate {}: gfx906 not checked here ({}); run `kopt check-amd --db` "
-                   "where the toolchain is, then export again\n",
-                   shape.name(), row.candidate.id, amd.note);
-      if (for_device && !amd_ok) continue;
-      ExportedKernel k;
-      k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kOfflineTarget) : "");
-      k.shape = shape;
-      parse_candidate(req.source, req.params, &k.candidate);
-      if (!for_device) k.targets.push_back(device.arch);
-      if (amd_ok) {
-        k.targets.push_back(kOfflineTarget);
-        k.target_notes[kOfflineTarget] =
-            fmt::format("tuned on {}, not measured on {}", device.name, kOfflineTarget);
-        amd_served = true;
-      } else if (amd.checked) {
-        fmt::print(stderr,
-                   "{}: candidate {} needs {} B of gfx906 scratch: it serves {} only; looking "
-                   "for the best candidate that builds for gfx906 without scratch\n",
-                   shape.name(), row.candidate.id, amd.spill_bytes, device.arch);
-      }
-      k.header = fmt::format(
-          "// Shape {}: candidate {} of run {} ({}, parameters {}), key {}; serves {}.\n"
-          "// Re-verified and timed by kopt export on {}: {} ({}, driver {}, {}):\n"
-          "// {:.2f} us median, {:.0f} GB/s, {:.1f}% of the measured read bandwidth ({:.0f} GB/s); "
-          "{}.",
-          shape.name(), row.candidate.id, row.candidate.run_id, row.candidate.name,
-          row.candidate.params_json, row.candidate.key, fmt::join(k.targets, ", "), now_utc(),
-          device.name, device.arch, device.driver_version, device.compiler, r.timing->median_us,
-          r.timing->gbps, 100 * r.timing->fraction_of_read_bw, device.read_bandwidth_gbps,
-          r.timing->method);
-      manifest.push_back({{"problem", problem->id()},
-                          {"shape", shape.name()},
-                          {"symbol", k.symbol},
-                          {"file", k.symbol + ".hip"},
-                          {"targets", k.targets},
-                          {"target_notes", k.target_notes},
-                          {"candidate", row.candidate.id},
-                          {"run", row.candidate.run_id},
-                          {"name", row.candidate.name},
-                          {"params", nlohmann::json::parse(row.candidate.params_json)},
-                          {"key", row.candidate.key},
-                          {"median_us", r.timing->median_us},
-                          {"gbps", r.timing->gbps},
-                          {"fraction_of_read_bw", r.timing->fraction_of_read_bw},
-                          {"gfx906_scratch_bytes", amd.spill_bytes},
-                          {"device", device.name},
-                          {"arch", device.arch},
-                          {"driver", device.driver_version},
-                          {"compiler", device.compiler},
-                          {"date", now_utc()}});
-      fmt::print("{}: candidate {} ({} {}) {:.2f} us, serves {}\n", shape.name(), row.candidate.id,
-                 row.candidate.name, row.candidate.params_json, r.timing->median_us,
-                 fmt::join(k.targets, ", "));
-      tuned.push_back(k);
-      for_device = true;
-    }
-    if (!for_device)
-      fmt::print("{}: no verified candidate; the generic rule will serve it\n", shape.name());
-    else if (!amd_served)
-      fmt::print(
-          "{}: no candidate builds for gfx906 without scratch; the AMD library takes the "
-          "generic rule there\n",
-          shape.name());
-  }
+  for (const Shape& shape : cmd.fallbacks_only ? std::vector<Shape>{} : shapes)
+    export_tuned_shape(*problem, shape, *db, sandbox, device, &tuned, &manifest);
 
   // The generic variants and their measured rule.
   GenericMeasurements measured;
@@ -353,49 +438,12 @@ int run_export(const ExportCommand& cmd) {
                "--measure-generic measures them)\n",
                measured_path);
   }
-  for (const auto& v : library.generic_variants) {
-    ExportedKernel k;
-    k.symbol = v.symbol;
-    k.shape = Shape{problem->id(), {}};
-    const Seed* seed = find_seed(*problem, v.seed);
-    if (!seed) return fail("generic variant " + v.symbol + ": no seed " + v.seed, kExitInternal);
-    parse_candidate(seed->source, v.params, &k.candidate);
-    k.header = fmt::format("// Generic variant: seed '{}' with {} ({}).", v.seed,
-                           v.params.empty() ? "its defaults" : params_to_json(v.params), v.purpose);
-    generic.push_back(k);
-  }
+  if (!(s = generic_variants(*problem, library, &generic)).ok())
+    return fail(s.message(), kExitInternal);
 
-  // Each distinct kernel source once; each entry a small file with its parameters.
-  std::set<std::string> sources_written;
-  for (const auto* list : {&tuned, &generic})
-    for (const auto& k : *list) {
-      GeneratedKernel g;
-      if (!(s = generate_kernel_source(*problem, k, &g)).ok())
-        return fail(s.message(), kExitInternal);
-      if (!(s = write_file(cmd.out_dir + "/" + k.symbol + ".hip", g.entry_text)).ok())
-        return fail(s.message(), kExitInternal);
-      if (sources_written.insert(g.source_file).second &&
-          !(s = write_file(cmd.out_dir + "/" + g.source_file,
-                           "// Generated by `kopt export`: a candidate's source, included by the "
-                           "entries that use it.\n" +
-                               g.source_text))
-               .ok())
-        return fail(s.message(), kExitInternal);
-    }
-  // Files of an earlier export that nothing names any more are removed.
-  std::set<std::string> keep = sources_written;
-  for (const auto* list : {&tuned, &generic})
-    for (const auto& k : *list) keep.insert(k.symbol + ".hip");
-  if (DIR* d = opendir(cmd.out_dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      const bool generated =
-          (name.size() > 4 && name.substr(name.size() - 4) == ".hip") ||
-          (name.rfind("src_", 0) == 0 && name.size() > 4 && name.substr(name.size() - 4) == ".inc");
-      if (generated && !keep.count(name)) std::remove((cmd.out_dir + "/" + name).c_str());
-    }
-    closedir(d);
-  }
+  size_t sources = 0;
+  if (!(s = write_kernel_files(*problem, cmd.out_dir, tuned, generic, &sources)).ok())
+    return fail(s.message(), kExitInternal);
   const GenericMeasurements* rule = measured.order.empty() ? nullptr : &measured;
   s = write_file(cmd.out_dir + "/dispatch.inc", generate_dispatch(library, tuned, generic, rule));
   if (s.ok())
@@ -411,28 +459,9 @@ int run_export(const ExportCommand& cmd) {
                                        {"entries", manifest}};
   if (s.ok()) s = write_file(cmd.out_dir + "/MANIFEST.json", manifest_doc.dump(2) + "\n");
   if (!s.ok()) return fail(s.message(), kExitInternal);
-  if (rule) {
-    const auto checks = leave_one_out(library, measured);
-    double worst = 1, log_sum = 0;
-    int above = 0;
-    for (const auto& c : checks) {
-      worst = std::max(worst, c.ratio);
-      log_sum += std::log(c.ratio);
-      if (c.ratio > 1.3) {
-        ++above;
-        fmt::print("  rule check {}: picks {} at {:.2f}x the fastest ({})\n", c.shape, c.chosen,
-                   c.ratio, c.fastest);
-      }
-    }
-    fmt::print(
-        "generic rule from {} probe shapes measured on {}: leave-one-out, the variant picked "
-        "without each probe is {:.3f}x the fastest there on average (geometric), {:.2f}x at "
-        "worst; {} above 1.3x\n",
-        checks.size(), measured.device, checks.empty() ? 1.0 : std::exp(log_sum / checks.size()),
-        worst, above);
-  }
+  if (rule) print_rule_check(library, measured);
   fmt::print("wrote {} tuned entries, {} generic variants and {} kernel sources to {}\n",
-             tuned.size(), generic.size(), sources_written.size(), cmd.out_dir);
+             tuned.size(), generic.size(), sources, cmd.out_dir);
   return kExitOk;
 }
 
