@@ -282,31 +282,14 @@ Status OptimizationLoop::run(RunRecord* run) {
   int idle_generations = 0;
   bool exhausted = false;
   int produced = 0;
-  // Recorded candidates with the proposal and proposer behind them.
-  struct Planned {
-    CandidateRecord candidate;
-    Proposal proposal;
-    WeightedProposer* picked;
-  };
-  // Evaluated together (one per worker), then each proposer credited.
-  auto evaluate_together = [&](std::vector<Planned>& items) {
-    std::vector<CandidateRecord*> batch;
-    for (auto& p : items) batch.push_back(&p.candidate);
-    std::vector<bool> led;
-    KOPT_RETURN_IF_ERROR(evaluate_batch(run, batch, &led));
-    for (size_t i = 0; i < items.size(); ++i) credit(items[i].picked, items[i].proposal, led[i]);
-    produced += static_cast<int>(items.size());
-    return Status();
-  };
+  RunControl control{run, out_of_budget, report, finish};
   while (!out_of_budget()) {
     ProposalContext ctx;
     KOPT_RETURN_IF_ERROR(gather_context(*run, &ctx));
     if (ctx.parents.empty()) {
       stop_reason_ = "no verified candidate to build on";
-      {
-        finish("failed");
-        return Status::error("run " + std::to_string(run->id) + ": " + stop_reason_);
-      }
+      finish("failed");
+      return Status::error("run " + std::to_string(run->id) + ": " + stop_reason_);
     }
     produced = 0;
     exhausted = false;
@@ -316,99 +299,11 @@ Status OptimizationLoop::run(RunRecord* run) {
     // evaluated, and a killed run evaluates them on resume.
     std::vector<Planned> planned;
     const auto propose_began = Clock::now();
-    const int batch_size = std::max(options_.batch, evaluator_->parallelism());
-    auto budget_left = [&] {
-      return run->budget_candidates - evaluated_ - static_cast<int64_t>(planned.size());
-    };
-    for (int b = 0; b < batch_size && !out_of_budget() && budget_left() > 0; ++b) {
-      Proposer* proposer = pick_proposer();
-      if (!proposer) {
-        stop_reason_ = "no proposer";
-        {
-          finish("failed");
-          return Status::error("no proposer has a positive weight");
-        }
-      }
-      Proposal proposal;
-      ProposalFailure failure;
-      bool ok = proposer->propose(ctx, &proposal, &failure);
-      run->tokens_used += ok ? proposal.tokens : failure.tokens;
-      run->cost += ok ? proposal.cost : failure.cost;
-      auto record_attempt = [&](const std::string& kind, const std::string& message,
-                                const std::string& prompt, const std::string& answer) {
-        return this->record_attempt(*run, *proposer, kind, message, prompt, answer);
-      };
-
-      WeightedProposer& picked =
-          *std::find_if(proposers_.begin(), proposers_.end(),
-                        [&](const WeightedProposer& p) { return p.proposer.get() == proposer; });
-      picked.unreachable_in_a_row =
-          !ok && failure.kind == "model_unreachable" ? picked.unreachable_in_a_row + 1 : 0;
-      if (!ok) {
-        KOPT_RETURN_IF_ERROR(
-            record_attempt(failure.kind, failure.message, failure.prompt, failure.answer));
-        // The reason, with the endpoint, from the first failure on.
-        // (A streak of the same failure says its reason once.)
-        last_line_ =
-            picked.unreachable_in_a_row > 1
-                ? fmt::format("{}: {} again ({} in a row)", proposer->name(), failure.kind,
-                              picked.unreachable_in_a_row)
-                : proposer->name() + ": " + failure.kind + " — " + failure.message.substr(0, 200);
-        if (options_.unreachable_limit > 0 &&
-            picked.unreachable_in_a_row >= options_.unreachable_limit) {
-          picked.weight = 0;
-          last_line_ = proposer->name() + " set aside after " +
-                       std::to_string(picked.unreachable_in_a_row) + " failures in a row";
-          KOPT_RETURN_IF_ERROR(report());
-          const bool any_left = std::any_of(proposers_.begin(), proposers_.end(),
-                                            [](const WeightedProposer& p) { return p.weight > 0; });
-          if (!any_left) {
-            // (the reason itself closes the run's output: kopt run's last line)
-            stop_reason_ = "proposers produced nothing: every model endpoint is unreachable";
-            return finish("done");
-          }
-          continue;
-        }
-        exhausted = exhausted || failure.kind == "space_exhausted";
-        KOPT_RETURN_IF_ERROR(report());
-        // An answer that could not be read goes back to the same model once,
-        // with what to change; its reply is a proposal like any other.
-        if (failure.kind != "malformed_answer" || options_.repair_turns < 1 ||
-            failure.answer.empty() || budget_left() <= 0)
-          continue;
-        Proposal unread;
-        unread.prompt = failure.prompt;
-        unread.answer = failure.answer;
-        unread.source = ctx.parents[0].candidate.source;  // its edits were against the parent
-        unread.parents = {ctx.parents[0].candidate.id};
-        unread.name = "llm";
-        ProposalFailure again;
-        const std::string what =
-            "Your answer could not be read: " + failure.message + "\n" + kAnswerFormats;
-        if (!proposer->repair(ctx, unread, what, &proposal, &again)) {
-          if (!again.kind.empty()) {
-            run->tokens_used += again.tokens;
-            run->cost += again.cost;
-            KOPT_RETURN_IF_ERROR(
-                record_attempt("repair:" + again.kind, again.message, again.prompt, again.answer));
-          }
-          continue;
-        }
-        run->tokens_used += proposal.tokens;
-        run->cost += proposal.cost;
-      }
-      Planned p{CandidateRecord(), proposal, &picked};
-      bool recorded = false;
-      Status considered = record_candidate(run, ctx, p.proposal, &picked, &p.candidate, &recorded);
-      if (!considered.ok()) {
-        finish("failed");
-        return considered;
-      }
-      if (recorded) planned.push_back(std::move(p));
-    }
+    if (Step step = propose_generation(control, ctx, &planned, &exhausted); step.ends_run)
+      return step.status;
     KOPT_RETURN_IF_ERROR(
         stage_done(run->id, "propose", propose_began, static_cast<int64_t>(planned.size())));
-    if (Status s = evaluate_together(planned); !s.ok()) {
+    if (Status s = evaluate_together(run, planned, &produced); !s.ok()) {
       finish("failed");
       return s;
     }
@@ -416,60 +311,8 @@ Status OptimizationLoop::run(RunRecord* run) {
     // rejected, wrong result): the failure goes back to the same model, and
     // its answer is a new candidate, counted in the budget. A turn's repairs
     // are evaluated together, one per worker, like a generation.
-    std::vector<Planned> repairing = planned;
-    for (int turn = 0; turn < options_.repair_turns && !repairing.empty() && !out_of_budget();
-         ++turn) {
-      std::vector<Planned> answered;  // the repaired candidates, recorded
-      for (Planned& r : repairing) {
-        if (out_of_budget() ||
-            run->budget_candidates - evaluated_ - static_cast<int64_t>(answered.size()) <= 0)
-          break;
-        std::vector<EvaluationRecord> e;
-        KOPT_RETURN_IF_ERROR(db_->evaluations_of(r.candidate.id, &e));
-        if (e.empty() || !repairable(e.back().verdict)) continue;
-        const EvaluationRecord& f = e.back();
-        std::string what = fmt::format("Your kernel was evaluated and failed:\n{} at stage {}: {}",
-                                       f.verdict, f.stage, f.message);
-        if (f.first_bad_index >= 0)
-          what += fmt::format("\nfirst wrong index {} ({}): expected {:.6g}, got {:.6g}",
-                              f.first_bad_index, f.dataset, f.expected, f.got);
-        if (!f.log.empty()) what += "\nlog:\n" + f.log.substr(0, 3000);
-        Proposal fixed;
-        ProposalFailure repair_failure;
-        Proposer& proposer = *r.picked->proposer;
-        const auto repair_began = Clock::now();
-        const bool repaired_ok = proposer.repair(ctx, r.proposal, what, &fixed, &repair_failure);
-        KOPT_RETURN_IF_ERROR(stage_done(run->id, "propose-repair", repair_began, 0));
-        if (!repaired_ok) {
-          if (!repair_failure.kind.empty()) {
-            run->tokens_used += repair_failure.tokens;
-            run->cost += repair_failure.cost;
-            KOPT_RETURN_IF_ERROR(this->record_attempt(
-                *run, proposer, "repair:" + repair_failure.kind, repair_failure.message,
-                repair_failure.prompt, repair_failure.answer));
-          }
-          continue;
-        }
-        run->tokens_used += fixed.tokens;
-        run->cost += fixed.cost;
-        // The failed kernel, then its parent.
-        fixed.parents.insert(fixed.parents.begin(), r.candidate.id);
-        Planned next{CandidateRecord(), fixed, r.picked};
-        bool recorded = false;
-        Status considered =
-            record_candidate(run, ctx, next.proposal, r.picked, &next.candidate, &recorded);
-        if (!considered.ok()) {
-          finish("failed");
-          return considered;
-        }
-        if (recorded) answered.push_back(std::move(next));  // (a record reports progress itself)
-      }
-      if (Status s = evaluate_together(answered); !s.ok()) {
-        finish("failed");
-        return s;
-      }
-      repairing = std::move(answered);
-    }
+    if (Step step = repair_failures(control, ctx, planned, &produced); step.ends_run)
+      return step.status;
     // Nothing new for several generations (every proposer failed or the
     // parameter space is covered): stop rather than spin.
     idle_generations = produced == 0 ? idle_generations + 1 : 0;
@@ -480,6 +323,181 @@ Status OptimizationLoop::run(RunRecord* run) {
     }
   }
   return finish("done");
+}
+
+OptimizationLoop::Step OptimizationLoop::propose_generation(RunControl& control,
+                                                            const ProposalContext& ctx,
+                                                            std::vector<Planned>* planned,
+                                                            bool* exhausted) {
+  RunRecord* run = control.run;
+  const int batch_size = std::max(options_.batch, evaluator_->parallelism());
+  auto budget_left = [&] {
+    return run->budget_candidates - evaluated_ - static_cast<int64_t>(planned->size());
+  };
+  for (int b = 0; b < batch_size && !control.out_of_budget() && budget_left() > 0; ++b) {
+    Proposer* proposer = pick_proposer();
+    if (!proposer) {
+      stop_reason_ = "no proposer";
+      control.finish("failed");
+      return {true, Status::error("no proposer has a positive weight")};
+    }
+    Proposal proposal;
+    ProposalFailure failure;
+    bool ok = proposer->propose(ctx, &proposal, &failure);
+    run->tokens_used += ok ? proposal.tokens : failure.tokens;
+    run->cost += ok ? proposal.cost : failure.cost;
+    auto record_attempt = [&](const std::string& kind, const std::string& message,
+                              const std::string& prompt, const std::string& answer) {
+      return this->record_attempt(*run, *proposer, kind, message, prompt, answer);
+    };
+
+    WeightedProposer& picked =
+        *std::find_if(proposers_.begin(), proposers_.end(),
+                      [&](const WeightedProposer& p) { return p.proposer.get() == proposer; });
+    picked.unreachable_in_a_row =
+        !ok && failure.kind == "model_unreachable" ? picked.unreachable_in_a_row + 1 : 0;
+    if (!ok) {
+      if (Status s = record_attempt(failure.kind, failure.message, failure.prompt, failure.answer);
+          !s.ok())
+        return {true, s};
+      // The reason, with the endpoint, from the first failure on.
+      // (A streak of the same failure says its reason once.)
+      last_line_ =
+          picked.unreachable_in_a_row > 1
+              ? fmt::format("{}: {} again ({} in a row)", proposer->name(), failure.kind,
+                            picked.unreachable_in_a_row)
+              : proposer->name() + ": " + failure.kind + " — " + failure.message.substr(0, 200);
+      if (options_.unreachable_limit > 0 &&
+          picked.unreachable_in_a_row >= options_.unreachable_limit) {
+        picked.weight = 0;
+        last_line_ = proposer->name() + " set aside after " +
+                     std::to_string(picked.unreachable_in_a_row) + " failures in a row";
+        if (Status s = control.report(); !s.ok()) return {true, s};
+        const bool any_left = std::any_of(proposers_.begin(), proposers_.end(),
+                                          [](const WeightedProposer& p) { return p.weight > 0; });
+        if (!any_left) {
+          // (the reason itself closes the run's output: kopt run's last line)
+          stop_reason_ = "proposers produced nothing: every model endpoint is unreachable";
+          return {true, control.finish("done")};
+        }
+        continue;
+      }
+      *exhausted = *exhausted || failure.kind == "space_exhausted";
+      if (Status s = control.report(); !s.ok()) return {true, s};
+      // An answer that could not be read goes back to the same model once,
+      // with what to change; its reply is a proposal like any other.
+      if (failure.kind != "malformed_answer" || options_.repair_turns < 1 ||
+          failure.answer.empty() || budget_left() <= 0)
+        continue;
+      Proposal unread;
+      unread.prompt = failure.prompt;
+      unread.answer = failure.answer;
+      unread.source = ctx.parents[0].candidate.source;  // its edits were against the parent
+      unread.parents = {ctx.parents[0].candidate.id};
+      unread.name = "llm";
+      ProposalFailure again;
+      const std::string what =
+          "Your answer could not be read: " + failure.message + "\n" + kAnswerFormats;
+      if (!proposer->repair(ctx, unread, what, &proposal, &again)) {
+        if (!again.kind.empty()) {
+          run->tokens_used += again.tokens;
+          run->cost += again.cost;
+          if (Status s =
+                  record_attempt("repair:" + again.kind, again.message, again.prompt, again.answer);
+              !s.ok())
+            return {true, s};
+        }
+        continue;
+      }
+      run->tokens_used += proposal.tokens;
+      run->cost += proposal.cost;
+    }
+    Planned p{CandidateRecord(), proposal, &picked};
+    bool recorded = false;
+    Status considered = record_candidate(run, ctx, p.proposal, &picked, &p.candidate, &recorded);
+    if (!considered.ok()) {
+      control.finish("failed");
+      return {true, considered};
+    }
+    if (recorded) planned->push_back(std::move(p));
+  }
+  return {};
+}
+
+Status OptimizationLoop::evaluate_together(RunRecord* run, std::vector<Planned>& items,
+                                           int* produced) {
+  std::vector<CandidateRecord*> batch;
+  for (auto& p : items) batch.push_back(&p.candidate);
+  std::vector<bool> led;
+  KOPT_RETURN_IF_ERROR(evaluate_batch(run, batch, &led));
+  for (size_t i = 0; i < items.size(); ++i) credit(items[i].picked, items[i].proposal, led[i]);
+  *produced += static_cast<int>(items.size());
+  return Status();
+}
+
+OptimizationLoop::Step OptimizationLoop::repair_failures(RunControl& control,
+                                                         const ProposalContext& ctx,
+                                                         const std::vector<Planned>& planned,
+                                                         int* produced) {
+  RunRecord* run = control.run;
+  std::vector<Planned> repairing = planned;
+  for (int turn = 0; turn < options_.repair_turns && !repairing.empty() && !control.out_of_budget();
+       ++turn) {
+    std::vector<Planned> answered;  // the repaired candidates, recorded
+    for (Planned& r : repairing) {
+      if (control.out_of_budget() ||
+          run->budget_candidates - evaluated_ - static_cast<int64_t>(answered.size()) <= 0)
+        break;
+      std::vector<EvaluationRecord> e;
+      if (Status s = db_->evaluations_of(r.candidate.id, &e); !s.ok()) return {true, s};
+      if (e.empty() || !repairable(e.back().verdict)) continue;
+      const EvaluationRecord& f = e.back();
+      std::string what = fmt::format("Your kernel was evaluated and failed:\n{} at stage {}: {}",
+                                     f.verdict, f.stage, f.message);
+      if (f.first_bad_index >= 0)
+        what += fmt::format("\nfirst wrong index {} ({}): expected {:.6g}, got {:.6g}",
+                            f.first_bad_index, f.dataset, f.expected, f.got);
+      if (!f.log.empty()) what += "\nlog:\n" + f.log.substr(0, 3000);
+      Proposal fixed;
+      ProposalFailure repair_failure;
+      Proposer& proposer = *r.picked->proposer;
+      const auto repair_began = Clock::now();
+      const bool repaired_ok = proposer.repair(ctx, r.proposal, what, &fixed, &repair_failure);
+      if (Status s = stage_done(run->id, "propose-repair", repair_began, 0); !s.ok())
+        return {true, s};
+      if (!repaired_ok) {
+        if (!repair_failure.kind.empty()) {
+          run->tokens_used += repair_failure.tokens;
+          run->cost += repair_failure.cost;
+          if (Status s = this->record_attempt(*run, proposer, "repair:" + repair_failure.kind,
+                                              repair_failure.message, repair_failure.prompt,
+                                              repair_failure.answer);
+              !s.ok())
+            return {true, s};
+        }
+        continue;
+      }
+      run->tokens_used += fixed.tokens;
+      run->cost += fixed.cost;
+      // The failed kernel, then its parent.
+      fixed.parents.insert(fixed.parents.begin(), r.candidate.id);
+      Planned next{CandidateRecord(), fixed, r.picked};
+      bool recorded = false;
+      Status considered =
+          record_candidate(run, ctx, next.proposal, r.picked, &next.candidate, &recorded);
+      if (!considered.ok()) {
+        control.finish("failed");
+        return {true, considered};
+      }
+      if (recorded) answered.push_back(std::move(next));  // (a record reports progress itself)
+    }
+    if (Status s = evaluate_together(run, answered, produced); !s.ok()) {
+      control.finish("failed");
+      return {true, s};
+    }
+    repairing = std::move(answered);
+  }
+  return {};
 }
 
 }  // namespace kopt

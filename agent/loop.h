@@ -196,6 +196,36 @@ class OptimizationLoop {
   Status gather_context(const RunRecord& run, ProposalContext* ctx);
   Proposer* pick_proposer();
 
+  // What the steps of a run share: its record, whether the budget is spent
+  // (saying why in stop_reason_), progress, and ending it with a status.
+  struct RunControl {
+    RunRecord* run;
+    std::function<bool()> out_of_budget;
+    std::function<Status()> report;
+    std::function<Status(const std::string&)> finish;
+  };
+  // A step either lets the run go on or ends it, run() returning `status`.
+  struct Step {
+    bool ends_run = false;
+    Status status;
+  };
+  // A recorded candidate with the proposal and proposer behind it.
+  struct Planned {
+    CandidateRecord candidate;
+    Proposal proposal;
+    WeightedProposer* picked;
+  };
+  // One generation's proposals, recorded (not yet evaluated) into `planned`;
+  // `exhausted`: a proposer said its space is covered.
+  Step propose_generation(RunControl& control, const ProposalContext& ctx,
+                          std::vector<Planned>* planned, bool* exhausted);
+  // Evaluated together (one per worker), then each proposer credited;
+  // `produced` counts them.
+  Status evaluate_together(RunRecord* run, std::vector<Planned>& items, int* produced);
+  // The repair turns of the generation's failed model candidates.
+  Step repair_failures(RunControl& control, const ProposalContext& ctx,
+                       const std::vector<Planned>& planned, int* produced);
+
   Database* db_;
   Evaluator* evaluator_;
   Profiler* profiler_ = nullptr;
