@@ -201,6 +201,127 @@ Status resolve_start_points(const Problem& problem, const Shape& shape,
   return Status();
 }
 
+// The proposers a run asks: the mutator (unless off) and each model named,
+// from the config or the environment, with the prompt templates.
+Status run_proposers(const RunCommand& cmd, const Config& config,
+                     std::vector<WeightedProposer>* out) {
+  if (!cmd.no_mutator && config.mutator_weight > 0)
+    out->push_back({std::make_unique<ParameterMutator>(), config.mutator_weight});
+  PromptTemplates templates = PromptTemplates::builtin();
+  Status s;
+  if (!cmd.prompts_dir.empty() &&
+      !(s = PromptTemplates::from_directory(cmd.prompts_dir, &templates)).ok())
+    return s;
+  for (const auto& name : cmd.models) {
+    auto it = std::find_if(config.models.begin(), config.models.end(),
+                           [&](const ModelConfig& m) { return m.name == name; });
+    if (it == config.models.end())
+      return Status::error("no model named '" + name + "' in the config or environment");
+    HttpChatOptions o;
+    o.base_url = it->base_url;
+    o.model = it->model;
+    const char* key = std::getenv(it->api_key_env.c_str());
+    o.api_key = key ? key : "";
+    o.temperature = it->temperature;
+    o.max_tokens = it->max_tokens;
+    o.timeout_s = it->timeout_s;
+    o.retries = it->retries;
+    out->push_back({std::make_unique<ModelProposer>(it->name, std::make_unique<HttpChatClient>(o),
+                                                    it->price_per_million_input,
+                                                    it->price_per_million_output, templates),
+                    it->weight});
+  }
+  if (out->empty())
+    return Status::error("no proposer: enable the mutator or name a model with --model");
+
+  return Status();
+}
+
+// A run to resume must exist, and a new --budget must exceed what it has
+// (checked before anything else is started or written).
+Status check_resumable(const RunCommand& cmd, const Config& config) {
+  // A run to resume must exist (checked before anything else is started or written).
+  std::unique_ptr<Database> existing_db;
+  RunRecord existing;
+  if (!Database::open_existing(config.database, &existing_db).ok() ||
+      !existing_db->get_run(*cmd.resume, &existing).ok())
+    return Status::error(
+        fmt::format("no run {} in {} (kopt db runs lists them)", *cmd.resume, config.database));
+  std::vector<CandidateRecord> done;
+  if (cmd.budget && existing_db->candidates_of_run(*cmd.resume, &done).ok() &&
+      *cmd.budget <= static_cast<int64_t>(done.size()))
+    return Status::error(fmt::format(
+        "run {} already has {} candidates; with --resume, --budget is the run's new total",
+        *cmd.resume, done.size()));
+  return Status();
+}
+
+// The loop's options from the config and the command: budgets, the
+// search's knobs, where a new run starts, the seed.
+LoopOptions run_loop_options(const RunCommand& cmd, const Config& config, const Shape& shape,
+                             std::vector<StartPoint> starts) {
+  LoopOptions lo;
+  lo.budget = config.budget;
+  if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
+  lo.unreachable_limit = config.unreachable_limit;
+  lo.niche_every = config.niche_every;
+  lo.bandit = config.bandit;
+  lo.repair_turns = config.repair_turns;
+  lo.transfers = config.transfers;
+  // A new run's library starts (a resumed run has its candidates already).
+  if (const Problem* problem =
+          cmd.resume || !cmd.library_starts ? nullptr : find_problem(shape.problem))
+    lo.shipped = shipped_kernels(*problem);
+  lo.starts = std::move(starts);
+  lo.time_s = config.time_s;
+  lo.tokens = config.tokens;
+  lo.trials = config.trials;
+  lo.batch = config.batch;
+  std::random_device rd;
+  lo.seed = cmd.seed      ? *cmd.seed
+            : config.seed ? config.seed
+                          : (static_cast<uint64_t>(rd()) << 32 | rd());
+  return lo;
+}
+
+// Hardware counters for each new best (and so every parent), where the
+// vendor profiler is installed; otherwise the prompts say "not profiled".
+// Nsight Compute on NVIDIA, rocprof on AMD; `ncu` and `rocprof` outlive the loop.
+void attach_profiler(const Config& config, const DeviceInfo& device, NcuProfiler& ncu,
+                     RocprofProfiler& rocprof, OptimizationLoop& loop) {
+  const bool amd = device.platform == "amd-hip";
+  std::string no_profiler;
+  if (!config.profiler_enabled)
+    fmt::print(stderr, "profiler: off ([profiler] enabled = false)\n");
+  else if (amd ? !rocprof.available(&no_profiler) : !ncu.available(&no_profiler))
+    fmt::print(stderr, "profiler: not profiled: {}\n", no_profiler);
+  else
+    loop.set_profiler(amd ? static_cast<Profiler*>(&rocprof) : &ncu);
+}
+
+// What a finished run says: why it stopped, what the proposers failed at
+// when they kept failing, and its best kernel. Whether the proposers failed.
+bool print_run_outcome(const RunCommand& cmd, Database& db, const OptimizationLoop& loop,
+                       int64_t run_id, const DeviceInfo& device) {
+  std::vector<BestRow> best;
+  RunRecord run;
+  db.get_run(run_id, &run);
+  db.best(run.shape, device.name, 1, &best);
+  fmt::print("run {} ({}) finished: {}\n", run_id, run.shape, loop.stop_reason());
+  const bool proposers_failed = loop.stop_reason().rfind("proposers produced nothing", 0) == 0;
+  if (proposers_failed) {
+    std::vector<AttemptRecord> last;
+    db.attempts(run_id, 1, &last);
+    fmt::print(stderr, "kopt {}: the proposers kept failing; last: {}\n", cmd.verb,
+               last.empty() ? std::string("?") : last[0].kind + ": " + last[0].message);
+  }
+  if (!best.empty())
+    fmt::print("best: candidate {} ({} {}) {:.2f} us, {:.0f} GB/s, {:.1f}% of read bandwidth\n",
+               best[0].candidate.id, best[0].candidate.name, best[0].candidate.params_json,
+               *best[0].evaluation.median_us, best[0].evaluation.gbps,
+               100 * best[0].evaluation.fraction_of_read_bw);
+  return proposers_failed;
+}
 }  // namespace
 
 int run_optimize(const RunCommand& cmd) {
@@ -228,56 +349,11 @@ int run_optimize(const RunCommand& cmd) {
     return command_error(cmd.verb, s.message(), kExitUsage);
 
   std::vector<WeightedProposer> proposers;
-  if (!cmd.no_mutator && config.mutator_weight > 0)
-    proposers.push_back({std::make_unique<ParameterMutator>(), config.mutator_weight});
-  PromptTemplates templates = PromptTemplates::builtin();
-  if (!cmd.prompts_dir.empty() &&
-      !(s = PromptTemplates::from_directory(cmd.prompts_dir, &templates)).ok())
+  if (!(s = run_proposers(cmd, config, &proposers)).ok())
     return command_error(cmd.verb, s.message(), kExitUsage);
-  for (const auto& name : cmd.models) {
-    auto it = std::find_if(config.models.begin(), config.models.end(),
-                           [&](const ModelConfig& m) { return m.name == name; });
-    if (it == config.models.end())
-      return command_error(cmd.verb, "no model named '" + name + "' in the config or environment",
-                           kExitUsage);
-    HttpChatOptions o;
-    o.base_url = it->base_url;
-    o.model = it->model;
-    const char* key = std::getenv(it->api_key_env.c_str());
-    o.api_key = key ? key : "";
-    o.temperature = it->temperature;
-    o.max_tokens = it->max_tokens;
-    o.timeout_s = it->timeout_s;
-    o.retries = it->retries;
-    proposers.push_back({std::make_unique<ModelProposer>(
-                             it->name, std::make_unique<HttpChatClient>(o),
-                             it->price_per_million_input, it->price_per_million_output, templates),
-                         it->weight});
-  }
-  if (proposers.empty())
-    return command_error(cmd.verb, "no proposer: enable the mutator or name a model with --model",
-                         kExitUsage);
 
-  // A run to resume must exist (checked before anything else is started or written).
-  if (cmd.resume) {
-    std::unique_ptr<Database> existing_db;
-    RunRecord existing;
-    if (!Database::open_existing(config.database, &existing_db).ok() ||
-        !existing_db->get_run(*cmd.resume, &existing).ok())
-      return command_error(
-          "run",
-          fmt::format("no run {} in {} (kopt db runs lists them)", *cmd.resume, config.database),
-          kExitUsage);
-    std::vector<CandidateRecord> done;
-    if (cmd.budget && existing_db->candidates_of_run(*cmd.resume, &done).ok() &&
-        *cmd.budget <= static_cast<int64_t>(done.size()))
-      return command_error(
-          "run",
-          fmt::format(
-              "run {} already has {} candidates; with --resume, --budget is the run's new total",
-              *cmd.resume, done.size()),
-          kExitUsage);
-  }
+  if (cmd.resume && !(s = check_resumable(cmd, config)).ok())
+    return command_error("run", s.message(), kExitUsage);
 
   SandboxOptions so;
   if (!cmd.worker_command.empty()) so.worker_command = cmd.worker_command;
@@ -308,41 +384,11 @@ int run_optimize(const RunCommand& cmd) {
   std::unique_ptr<Database> db;
   if (!(s = Database::open(config.database, &db)).ok())
     return command_error(cmd.verb, s.message(), kExitUsage);
-  LoopOptions lo;
-  lo.budget = config.budget;
-  if (cmd.resume && cmd.budget) lo.resume_budget = *cmd.budget;
-  lo.unreachable_limit = config.unreachable_limit;
-  lo.niche_every = config.niche_every;
-  lo.bandit = config.bandit;
-  lo.repair_turns = config.repair_turns;
-  lo.transfers = config.transfers;
-  // A new run's library starts (a resumed run has its candidates already).
-  if (const Problem* problem =
-          cmd.resume || !cmd.library_starts ? nullptr : find_problem(shape.problem))
-    lo.shipped = shipped_kernels(*problem);
-  lo.starts = std::move(starts);
-  lo.time_s = config.time_s;
-  lo.tokens = config.tokens;
-  lo.trials = config.trials;
-  lo.batch = config.batch;
-  std::random_device rd;
-  lo.seed = cmd.seed      ? *cmd.seed
-            : config.seed ? config.seed
-                          : (static_cast<uint64_t>(rd()) << 32 | rd());
+  const LoopOptions lo = run_loop_options(cmd, config, shape, std::move(starts));
   OptimizationLoop loop(db.get(), &evaluator, std::move(proposers), lo, print_progress);
-  // Hardware counters for each new best (and so every parent), where the
-  // vendor profiler is installed; otherwise the prompts say "not profiled".
-  // Nsight Compute on NVIDIA, rocprof on AMD.
   NcuProfiler ncu(config.profiler_command, "", config.profiler_time_limit_s);
   RocprofProfiler rocprof(config.profiler_command, "", config.profiler_time_limit_s);
-  const bool amd = device.platform == "amd-hip";
-  std::string no_profiler;
-  if (!config.profiler_enabled)
-    fmt::print(stderr, "profiler: off ([profiler] enabled = false)\n");
-  else if (amd ? !rocprof.available(&no_profiler) : !ncu.available(&no_profiler))
-    fmt::print(stderr, "profiler: not profiled: {}\n", no_profiler);
-  else
-    loop.set_profiler(amd ? static_cast<Profiler*>(&rocprof) : &ncu);
+  attach_profiler(config, device, ncu, rocprof, loop);
   int64_t run_id = cmd.resume.value_or(0);
   nlohmann::json cfg{
       {"budget", config.budget},    {"time_s", config.time_s}, {"tokens", config.tokens},
@@ -358,27 +404,8 @@ int run_optimize(const RunCommand& cmd) {
   if (!s.ok())
     return command_error(cmd.verb, fmt::format("run {} stopped: {}", run_id, s.message()),
                          s.is_no_device() ? kExitNoDevice : kExitInternal);
-  std::vector<BestRow> best;
-  RunRecord run;
-  db->get_run(run_id, &run);
-  db->best(run.shape, device.name, 1, &best);
-  fmt::print("run {} ({}) finished: {}\n", run_id, run.shape, loop.stop_reason());
-  const bool proposers_failed = loop.stop_reason().rfind("proposers produced nothing", 0) == 0;
-  if (proposers_failed) {
-    std::vector<AttemptRecord> last;
-    db->attempts(run_id, 1, &last);
-    fmt::print(stderr, "kopt {}: the proposers kept failing; last: {}\n", cmd.verb,
-               last.empty() ? std::string("?") : last[0].kind + ": " + last[0].message);
-  }
-  if (!best.empty())
-    fmt::print("best: candidate {} ({} {}) {:.2f} us, {:.0f} GB/s, {:.1f}% of read bandwidth\n",
-               best[0].candidate.id, best[0].candidate.name, best[0].candidate.params_json,
-               *best[0].evaluation.median_us, best[0].evaluation.gbps,
-               100 * best[0].evaluation.fraction_of_read_bw);
-  return proposers_failed ? kExitProposers : kExitOk;
+  return print_run_outcome(cmd, *db, loop, run_id, device) ? kExitProposers : kExitOk;
 }
-
-namespace {}  // namespace
 
 int run_optimize_suite(const RunCommand& cmd) {
   if (cmd.resume)
