@@ -240,7 +240,7 @@ class OptimizationLoop {
   DeviceInfo device_;
   Shape shape_;
   std::set<std::string> seen_;
-  // Normalised source and parameters (sandbox/candidate.h) -> the candidate
+  // Normalised source and parameters (sandbox/contract/candidate.h) -> the candidate
   // that has them: a child differing only in comments or white space is not
   // evaluated again.
   std::map<std::string, int64_t> seen_code_;

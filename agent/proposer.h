@@ -1,4 +1,4 @@
-// Proposers produce candidates (sandbox/candidate.h) from parents: the
+// Proposers produce candidates (sandbox/contract/candidate.h) from parents: the
 // built-in parameter mutator (offline) and the language-model proposer.
 #pragma once
 
@@ -91,7 +91,7 @@ class ParameterMutator : public Proposer {
 bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
              const Shape& shape, const DeviceInfo& device);
 
-// The canonical key of a source with parameter values (sandbox/candidate.h).
+// The canonical key of a source with parameter values (sandbox/contract/candidate.h).
 std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params);
 
 std::map<std::string, int64_t> params_from_json(const std::string& json_text);

@@ -109,7 +109,7 @@ UPDATE runs SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
 UPDATE evaluations SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
 UPDATE profiles SET shape = 'w4a16_gemv:' || shape WHERE instr(shape, ':') = 0;
 )sql",  // 3 -> 4: one evaluation record. An evaluation is stored whole, as the
-    // sandbox's JSON of its result (sandbox/evaluation.h), with what is
+    // sandbox's JSON of its result (sandbox/contract/evaluation.h), with what is
     // queried as columns generated from it; may_ship holds the answer of
     // kopt::may_ship (NULL: not yet decided; filled in on open).
     R"sql(

@@ -2,7 +2,7 @@
 // (the shipped libraries, their generated kernels and examples): HIP on AMD;
 // on NVIDIA the CUDA runtime under HIP names (as ggml's vendor header does
 // in the other direction). The sandbox's run-time mapping onto the CUDA
-// driver API and NVRTC is sandbox/hip_on_cuda.h.
+// driver API and NVRTC is sandbox/gpu/hip_on_cuda.h.
 #pragma once
 
 #if defined(__HIP_PLATFORM_AMD__)

@@ -38,7 +38,7 @@ class Sandbox {
   int worker_restarts() const { return worker_.restarts(); }
 
   // The gfx906 check alone, built as for `shape` (its sizes as compile-time
-  // macros, sandbox/candidate.h; a shape without variables: the build for any
+  // macros, sandbox/contract/candidate.h; a shape without variables: the build for any
   // shape of its problem), cached per problem, source, parameters and shape;
   // the shape's problem gives the device helpers.
   TargetResources check_amd(const std::string& source, const std::map<std::string, int64_t>& params,

@@ -14,7 +14,7 @@
 //     "nondeterministic": false }
 //   */
 //
-// Expressions (sandbox/expr.h) see the shape's variables (K, N, G for
+// Expressions (sandbox/contract/expr.h) see the shape's variables (K, N, G for
 // W4A16), WARP (the device's warp size), SMS (multiprocessors) and every
 // parameter; parameters also reach the source as macros (-DROWS=4). Kernel
 // signatures are fixed by role (README "Candidate contract"), the shape's

@@ -88,7 +88,7 @@ struct Timing {
 };
 
 // The target every candidate is also compiled for offline (the contest's
-// card; sandbox/amd_offline.h), whatever GPU measures it; the AMD build of
+// card; sandbox/contract/amd_offline.h), whatever GPU measures it; the AMD build of
 // the shipped libraries serves it with candidates that build there without
 // scratch.
 inline constexpr const char* kOfflineTarget = "gfx906";

@@ -1,4 +1,4 @@
-// The device prelude (sandbox/prelude.hip), the problem's own device helpers
+// The device prelude (sandbox/contract/prelude.hip), the problem's own device helpers
 // after it, and how a candidate's source is assembled around them.
 #pragma once
 

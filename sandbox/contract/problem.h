@@ -69,7 +69,7 @@ struct Suite {
 };
 
 // A hand-written kernel the search starts from: a complete candidate
-// (sandbox/candidate.h).
+// (sandbox/contract/candidate.h).
 struct Seed {
   std::string name;
   std::string source;
@@ -234,7 +234,7 @@ class Rng {
   double uniform(double lo, double hi);
   int64_t integer(int64_t lo, int64_t hi);  // inclusive
   // x ~ U(-1, 1) on the grid the timed calls' x come from (random_x_value in
-  // sandbox/device.h: r / 2048, |r| <= 2047), so a kernel cannot tell the
+  // sandbox/worker/device.h: r / 2048, |r| <= 2047), so a kernel cannot tell the
   // verification inputs from the timed ones by their values.
   float random_x() { return static_cast<float>(integer(-2047, 2047)) / 2048.0f; }
 

@@ -41,7 +41,7 @@ constexpr int kProtocolVersion = 2;
 // dequantised to fp16 at load time.
 inline constexpr const char* kVendorBlasBaseline = "vendor-blas-fp16";
 // Not a GEMV: kopt's kernel that only reads a call's weights and x, timed
-// with the same protocol (sandbox/verification.h read_only_screen).
+// with the same protocol (sandbox/worker/verification.h read_only_screen).
 inline constexpr const char* kReadOnlyBaseline = "read-only";
 
 struct EvalRequest {

@@ -21,7 +21,7 @@ namespace kopt {
 using BufferId = int;
 constexpr BufferId kNoBuffer = -1;
 
-// The four buffers one call receives, by role (sandbox/problem.h).
+// The four buffers one call receives, by role (sandbox/contract/problem.h).
 struct CallBuffers {
   BufferId x = kNoBuffer;
   BufferId w = kNoBuffer;

@@ -1,6 +1,6 @@
 // The GPU side of the sandbox: compiles a candidate at run time, loads it on
 // the GPU device and runs the verification and timing screens
-// (sandbox/verification.h) over it. Runs only inside the worker process (a
+// (sandbox/worker/verification.h) over it. Runs only inside the worker process (a
 // fault or hang here takes the worker down, never the orchestrator).
 #pragma once
 

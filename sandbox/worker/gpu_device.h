@@ -1,4 +1,4 @@
-// The GPU implementation of the device seam (sandbox/device.h): guarded
+// The GPU implementation of the device seam (sandbox/worker/device.h): guarded
 // device buffers, the candidate's call enqueued on one stream, the timed
 // sequence as a captured graph replayed between two events, and kopt's own
 // trusted kernels (random x, the fp64 reference and comparison, checksums,

@@ -1,5 +1,5 @@
 // What the verification and timing screens share (internal to the
-// screens: sandbox/verification.cpp, sandbox/timing.cpp): the poison
+// screens: sandbox/worker/verification.cpp, sandbox/worker/timing.cpp): the poison
 // patterns, the warm-up, the buffers a screen allocates and frees, and the
 // screen's verdict helpers.
 #pragma once

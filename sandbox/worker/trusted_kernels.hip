@@ -1,4 +1,4 @@
-// kopt's trusted kernels. kopt_random_x is random_x_value (sandbox/device.h)
+// kopt's trusted kernels. kopt_random_x is random_x_value (sandbox/worker/device.h)
 // written for the device; the reference (the problem's kopt_reference) is
 // computed in fp64 from kopt's own copy of x (written by kopt_fill_random_x
 // next to the candidate's copy, at an address no candidate is given) and

@@ -27,7 +27,7 @@ VendorTarget vendor_offline_target() {
   return {"gfx906", DeviceLimits{64, 60, 1024, 64 * 1024}, vendor_compile_options("gfx906", 64)};
 }
 
-// The code object is scanned by the offline gfx906 check (sandbox/amd_offline.h).
+// The code object is scanned by the offline gfx906 check (sandbox/contract/amd_offline.h).
 Status vendor_check_compiled_code(const std::string&) { return Status(); }
 
 // ROCm 5.2 has no hipGraphUpload: the warm-up and first replay absorb it.

@@ -1,5 +1,5 @@
 // NVIDIA: the HIP names mapped onto the CUDA driver API and NVRTC
-// (sandbox/hip_on_cuda.h).
+// (sandbox/gpu/hip_on_cuda.h).
 #include "sandbox/contract/static_checks.h"
 #include "sandbox/worker/vendor.h"
 

@@ -1,4 +1,4 @@
-// The evaluation protocol over the device seam (sandbox/device.h): the
+// The evaluation protocol over the device seam (sandbox/worker/device.h): the
 // verification screen and the timing screen. What they guarantee is written
 // in README "What the sandbox guarantees" and SECURITY.md; both run the same
 // on a GPU and on the host fake, so CI exercises every verdict.
