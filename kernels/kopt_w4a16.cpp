@@ -218,9 +218,7 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
     if (w->batched_layout == 0 && kopt_xrows_kernel(2, K, args.G, args.warp))
       w->description += " (M 2-4: xrows, M >= 5: klanes; batched)";
     else
-      w->description +=
-          " (M >= " + std::to_string(K > kKoptBatchedLongK ? 2 : kKoptBatchedMinRows) +
-          ": klanes, batched)";
+      w->description += " (M >= " + std::to_string(kopt_batched_min_rows(K)) + ": klanes, batched)";
   }
   *out = w;
   return KOPT_W4A16_OK;
@@ -258,8 +256,7 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
         w->batched_layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows
             ? kopt_xrows_kernel(rows, K, w->args.G, w->args.warp)
             : nullptr;
-    const int fewest = K > kKoptBatchedLongK ? 2 : kKoptBatchedMinRows;
-    if (!in_registers && (w->batched_layout < 0 || rows < fewest)) rows = 1;
+    if (!in_registers && (w->batched_layout < 0 || rows < kopt_batched_min_rows(K))) rows = 1;
     const char* x_m =
         static_cast<const char*>(x) + static_cast<size_t>(m0) * K * dtype_bytes(x_dtype);
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * dtype_bytes(y_dtype);

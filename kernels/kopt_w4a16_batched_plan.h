@@ -27,6 +27,11 @@ constexpr int kKoptBatchedMinRows = 3;
 // bucket.
 constexpr long long kKoptBatchedLongK = 8192;
 static_assert(kKoptBatchedBuckets[0] == 2, "the 2-row bucket serves long K");
+// The fewest rows a call runs on the batched kernels where the register
+// path does not take them.
+inline long long kopt_batched_min_rows(long long K) {
+  return K > kKoptBatchedLongK ? 2 : kKoptBatchedMinRows;
+}
 
 // The seed's parameters in the library (every bucket): COLS columns per warp,
 // WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),

@@ -149,6 +149,14 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
   }
 }
 
+// Two rows run on the batched kernels only past K = 8192, where the weight
+// stream outweighs their fixed costs; otherwise from three rows.
+TEST(W4a16BatchTest, TheLibraryTakesTwoRowsToTheBatchedKernelsOnlyAtLongK) {
+  EXPECT_EQ(kopt_batched_min_rows(8192), kKoptBatchedMinRows);
+  EXPECT_EQ(kopt_batched_min_rows(8224), 2);
+  EXPECT_EQ(kopt_batched_min_rows(18944), 2);
+}
+
 // The library launches its batched kernels with C++ written from the klanes
 // seed's contract (kernels/kopt_w4a16_batched_plan.h): it must plan what the
 // contract plans, on both warp sizes, for every bucket and shapes of every
