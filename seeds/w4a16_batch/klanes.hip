@@ -155,7 +155,6 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y, float* __restrict__ ws,
          int K, int N, int G, int M) {
   constexpr int W = KOPT_WARP_SIZE;
-  constexpr int LOG_W = W == 64 ? 6 : 5;
   constexpr int V = MR * COLS;  // sums a lane holds per tile (a power of two)
   extern __shared__ uint4 klanes_x[];  // x of the slice in fixed point (below)
   const int lane = threadIdx.x % W, warp = threadIdx.x / W;
@@ -263,7 +262,15 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // the row's fixed-point x (an int32 dot per chunk, exact), then
   // y += s * dot * 2^(E - 14) + o * sum(x).
   auto consume = [&](const KlanesStage& cur, int s) {
-    int dot[MR][COLS];
+    // Up to 16 sums a lane, the high and low planes' dots run on through the
+    // chunk's four parts (dp4a's own accumulator) and meet once (|high| <=
+    // 64 * 15 * 32 and |low| <= 128 * 15 * 32, far inside int32): one
+    // integer op a part less. Past 16 the second set of accumulators costs
+    // more than it saves at 128 registers, and each part's pair meets in
+    // `dot`. Measured on an H200 (2026-11-26, PERFORMANCE.md): at 8 rows the
+    // contest sum 267.19 -> 258.61 us, at 16 rows 410.16 -> 424.64.
+    constexpr bool CHAIN = MR * COLS <= 16;
+    int high[MR][COLS], low[MR][COLS], dot[MR][COLS];
 #pragma unroll
     for (int part = 0; part < 4; ++part) {
       kopt_u32 even[COLS], odd[COLS];
@@ -278,9 +285,12 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         const uint4 xp = x_pieces[((r * per + s) * W + lane) * 4 + (part ^ ((lane >> 1) & 3))];
 #pragma unroll
         for (int j = 0; j < COLS; ++j) {
-          const int high = kopt_dot4_s8((int)odd[j], (int)xp.w, kopt_dot4_s8((int)even[j], (int)xp.z, 0));
-          const int low = kopt_dot4_s8((int)odd[j], (int)xp.y, kopt_dot4_s8((int)even[j], (int)xp.x, 0));
-          dot[r][j] = (part == 0 ? 0 : dot[r][j]) + high * 256 + low;
+          const bool carry = CHAIN && part > 0;
+          high[r][j] = kopt_dot4_s8((int)odd[j], (int)xp.w,
+                                    kopt_dot4_s8((int)even[j], (int)xp.z, carry ? high[r][j] : 0));
+          low[r][j] = kopt_dot4_s8((int)odd[j], (int)xp.y,
+                                   kopt_dot4_s8((int)even[j], (int)xp.x, carry ? low[r][j] : 0));
+          if (!CHAIN) dot[r][j] = (part == 0 ? 0 : dot[r][j]) + high[r][j] * 256 + low[r][j];
         }
       }
     }
@@ -295,7 +305,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     for (int r = 0; r < MR; ++r) {
       const float2 xs = x_scales[(r * per + s) * W + lane];
 #pragma unroll
-      for (int j = 0; j < COLS; ++j) acc[r][j] = fmaf(sc[j], (float)dot[r][j] * xs.x, fmaf(of[j], xs.y, acc[r][j]));
+      for (int j = 0; j < COLS; ++j) {
+        const int d = CHAIN ? high[r][j] * 256 + low[r][j] : dot[r][j];
+        acc[r][j] = fmaf(sc[j], (float)d * xs.x, fmaf(of[j], xs.y, acc[r][j]));
+      }
     }
   };
 

@@ -202,7 +202,10 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
     float v[V];
 #pragma unroll
     for (int c = 0; c < ROWS; ++c) {
-      int dot[MR];
+      // The high and low planes' dots run on through the chunk's four parts
+      // (dp4a's own accumulator) and meet once: |high| <= 64 * 15 * 32 and
+      // |low| <= 128 * 15 * 32, far inside int32.
+      int high[MR], low[MR];
 #pragma unroll
       for (int part = 0; part < 4; ++part) {
         const kopt_u32 word = part == 0   ? cur.q[c].x
@@ -213,15 +216,14 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
 #pragma unroll
         for (int r = 0; r < MR; ++r) {
           const uint4 p = xp[r][part];
-          const int high = kopt_dot4_s8((int)odd, (int)p.w, kopt_dot4_s8((int)even, (int)p.z, 0));
-          const int low = kopt_dot4_s8((int)odd, (int)p.y, kopt_dot4_s8((int)even, (int)p.x, 0));
-          dot[r] = (part == 0 ? 0 : dot[r]) + high * 256 + low;
+          high[r] = kopt_dot4_s8((int)odd, (int)p.w, kopt_dot4_s8((int)even, (int)p.z, part == 0 ? 0 : high[r]));
+          low[r] = kopt_dot4_s8((int)odd, (int)p.y, kopt_dot4_s8((int)even, (int)p.x, part == 0 ? 0 : low[r]));
         }
       }
       const float2 so = __half22float2(cur.so[c]);
 #pragma unroll
       for (int r = 0; r < MR; ++r)
-        v[r * ROWS + c] = fmaf(so.x, (float)dot[r] * xs[r], so.y * xsum[r]);
+        v[r * ROWS + c] = fmaf(so.x, (float)(high[r] * 256 + low[r]) * xs[r], so.y * xsum[r]);
     }
     // The group's sums, then the block's in a fixed order.
     if constexpr (FOLD) {
