@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "xrows",
-  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 15-bit fixed point in byte planes, kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * 2^(E - 14) + o * sum(x). A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory. Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
+  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory. Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
@@ -30,14 +30,18 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
       kopt_canonical_scales(canonical, K, N, G)[i], kopt_canonical_offsets(canonical, K, N, G)[i]);
 }
 
-// Chunk c of row r of x (32 values) as 15-bit fixed point scaled to the
-// chunk's largest |x| (X = rint(x * 2^(14 - E)), |X| <= 2^14, E the exponent
-// of that largest value: each x off by at most 2^-14 of it), split into a
-// signed high and low byte (X = 256 * hi + lo, lo in -128..127) so dp4a
-// multiplies both by the weight bytes. Piece p holds k = 8p..8p+7 as four
-// words: the low bytes of the even k, of the odd k, then the high bytes of
-// each. `scale` is 2^(E - 14) and `sum` the chunk's sum of x (rounded as X),
-// for the group offsets.
+// Chunk c of row r of x (32 values) as 16-bit fixed point scaled to the
+// chunk's largest |x| (X = rint(x * 2^(15 - E) * F), E the exponent of that
+// largest value, F = 32639 / 32768 so |X| <= 32639: each x off by at most
+// 2^-15 / F of it), split into a signed high and low byte (X = 256 * hi +
+// lo, lo in -128..127, hi in -128..127 by the bound on X) so dp4a multiplies
+// both by the weight bytes. A chunk's dot, |X| * 15 * 32 at most, is below
+// 2^24: exact as a float. Piece p holds k = 8p..8p+7 as four words: the low
+// bytes of the even k, of the odd k, then the high bytes of each. `scale` is
+// 1 / (2^(15 - E) * F) and `sum` the chunk's sum of x (rounded as X), for
+// the group offsets. (Its first form, 15 bits, missed the 1e-2 rule on
+// one element of one outlier set, 16 rows of 384x5120: 0.011 off where
+// 0.0105 was allowed; a hundred more sets passed.)
 KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, float* sum) {
   float v[32];
 #pragma unroll
@@ -54,15 +58,16 @@ KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, 
 #pragma unroll
   for (int i = 0; i < 32; ++i) largest = fmaxf(largest, fabsf(v[i]));
   // E from the exponent bits (largest < 2^E; a half's magnitude is a normal
-  // float), 2^(14 - E) and 2^(E - 14) built the same way.
+  // float), 2^(15 - E) and 2^(E - 15) built the same way; F is exact.
+  constexpr float kFit = 32639.f / 32768.f, kUnfit = 32768.f / 32639.f;
   const int E = (int)(__float_as_uint(largest) >> 23) - 126;
   const bool nonzero = largest > 0.f;
-  const float up = nonzero ? __uint_as_float((kopt_u32)(127 + 14 - E) << 23) : 0.f;
+  const float up = nonzero ? __uint_as_float((kopt_u32)(127 + 15 - E) << 23) * kFit : 0.f;
   // X = rint(x * up) in one FMA: x * up + 1.5 * 2^23 rounds to an integer
   // whose float bits are the magic number's plus X, and the magic number's
   // low 22 bits are zero, so those bits hold X in two's complement: lo is
   // byte 0 of them, hi = (X + 128) >> 8 byte 1 of them plus 128, and the
-  // bits summed less 32 magic numbers are the sum of X (|X| <= 2^14).
+  // bits summed less 32 magic numbers are the sum of X (|X| < 2^15).
   constexpr float kMagic = 12582912.f;  // 1.5 * 2^23
   kopt_u32 summed = 0u;
 #pragma unroll
@@ -84,7 +89,7 @@ KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, 
     pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
   }
   const int total = (int)(summed - 32u * 0x4B400000u);
-  *scale = nonzero ? __uint_as_float((kopt_u32)(127 - 14 + E) << 23) : 0.f;
+  *scale = nonzero ? __uint_as_float((kopt_u32)(127 - 15 + E) << 23) * kUnfit : 0.f;
   *sum = (float)total * *scale;
 }
 
