@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "klanes",
-  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, 16-byte pieces swizzled so a quarter-warp's reads hit distinct banks; its warps then walk CT tiles of WARPS x COLS columns over that slice, the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory allows (the grid still two blocks per SM); CT 0 sizes the grid to two blocks per SM, the tiles split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
+  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, 16-byte pieces swizzled so a quarter-warp's reads hit distinct banks; it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory allows (the grid still two blocks per SM); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
   "launches": [{"kernel": "gemm",
@@ -168,15 +168,22 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   const int per = (steps + gridDim.y - 1) / gridDim.y;  // steps of a slice
   const int s_begin = min(steps, (int)blockIdx.y * per), nsteps = min(steps, s_begin + per) - s_begin;
   const int used_slices = (steps + per - 1) / per;  // the last blocks of y may have no steps
-  const int tiles = (N + WARPS * COLS - 1) / (WARPS * COLS);
-  // Tiles split evenly over the blocks of a slice (their counts differ by one at most).
-  const int t_begin = (int)((kopt_u64)blockIdx.x * tiles / gridDim.x);
-  const int t_end = (int)((kopt_u64)(blockIdx.x + 1) * tiles / gridDim.x);
-  const int units = (t_end - t_begin) * nsteps;
+  const int tiles = (N + WARPS * COLS - 1) / (WARPS * COLS);  // a block's tiles (the grid's unit)
+  // A warp's tiles (COLS columns each) split evenly over the blocks of a
+  // slice, then dealt round the block's warps: the warps of the grid differ
+  // by one tile at most, and so do the SMs by one block's share. (Whole
+  // block tiles a block made SMs differ by up to a third: on 8x5120x3072,
+  // 192 tiles on 88 blocks of a slice, 2 or 3 each.)
+  const int warp_tiles = (N + COLS - 1) / COLS;
+  const int w_begin = (int)((kopt_u64)blockIdx.x * warp_tiles / gridDim.x);
+  const int w_end = (int)((kopt_u64)(blockIdx.x + 1) * warp_tiles / gridDim.x);
+  const int mine = max(0, (w_end - w_begin - warp + WARPS - 1) / WARPS);  // this warp's tiles
+  const int units = mine * nsteps;
   const int groups = K / G;
   const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
 
-  auto column = [&](int tile, int j) { return tile * WARPS * COLS + warp * COLS + j; };
+  // Column j of this warp's tile t (t counts the warp's own tiles).
+  auto column = [&](int t, int j) { return (w_begin + warp + t * WARPS) * COLS + j; };
   // A unit is (tile, step of the slice), tile-major. Cursors walk the units
   // one at a time with no division in the loop (a runtime division costs
   // about twenty instructions: four a unit cost as much as the dot products
@@ -223,7 +230,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   };
 
   KlanesStage st[DEPTH];
-  KlanesCursor loading = {t_begin, 0, g_first, rest_first};
+  KlanesCursor loading = {0, 0, g_first, rest_first};
 #pragma unroll
   for (int d = 0; d < DEPTH; ++d)
     if (d < units) {
@@ -342,7 +349,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     }
   };
 
-  KlanesCursor consuming = {t_begin, 0, g_first, rest_first};  // (its g is not used)
+  KlanesCursor consuming = {0, 0, g_first, rest_first};  // (its g is not used)
   for (int u0 = 0; u0 < units; u0 += DEPTH) {
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d) {
@@ -374,7 +381,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   if (!klanes_last) return;
   __threadfence();
   const volatile float* parts = partials;  // written by other blocks: not from L1
-  const int n_begin = t_begin * WARPS * COLS, n_end = min(N, t_end * WARPS * COLS);
+  const int n_begin = w_begin * COLS, n_end = min(N, w_end * COLS);
   for (int i = threadIdx.x; i < M * (n_end - n_begin); i += WARPS * W) {
     const int r = i / (n_end - n_begin), n = n_begin + i % (n_end - n_begin);
     float sum = 0.f;
