@@ -75,9 +75,15 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
                                              long long N, long long warp, long long sms) {
   const long long steps = kopt_cdiv(K / 32, warp), tiles = kopt_cdiv(N, p.warps * p.cols);
   const long long most_steps = kopt_max(1, kopt_min(8, 40960 / kopt_batched_step_bytes(p, warp)));
-  const long long slices =
-      p.xs > 0 ? kopt_cdiv(steps, p.xs)
-               : kopt_min(steps, kopt_max(kopt_cdiv(steps, most_steps), kopt_cdiv(2 * sms, tiles)));
+  // XS 0: as few slices as shared memory and two blocks per SM allow, unless
+  // their short last slice would leave more than an eighth of their steps
+  // idle; then one step a slice.
+  const long long fewest =
+      kopt_min(steps, kopt_max(kopt_cdiv(steps, most_steps), kopt_cdiv(2 * sms, tiles)));
+  const long long per = kopt_cdiv(steps, fewest), held = per * kopt_cdiv(steps, per);
+  const long long slices = p.xs > 0                     ? kopt_cdiv(steps, p.xs)
+                           : 8 * (held - steps) <= held ? kopt_cdiv(steps, per)
+                                                        : steps;
   KoptBatchedLaunch l;
   l.grid_x = p.ct > 0 ? kopt_cdiv(tiles, p.ct) : kopt_min(tiles, kopt_max(1, 2 * sms / slices));
   l.grid_y = slices;
