@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "xrows",
-  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory. Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
+  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two sets of sums taken in turn, so one barrier a tile). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
@@ -156,7 +156,12 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
   constexpr int PER_TILE = GROUPS * ROWS;    // columns of a tile
   constexpr int V = MR * ROWS;               // sums a lane holds per tile
   constexpr bool FOLD = (V & (V - 1)) == 0;  // transposing butterfly (V a power of two)
-  __shared__ float xrows_sums[XROWS_WARPS][GROUPS][V];
+  // Two sets of the warps' sums, a tile's in one and the next tile's in the
+  // other: the barrier before a tile's sums are added is the only one (the
+  // tile after next, which writes the same set again, starts after the next
+  // tile's barrier, which every thread reaches only after adding this one's).
+  __shared__ float xrows_sums[2][XROWS_WARPS][GROUPS][V];
+  int set = 0;
   const int lane = threadIdx.x % W, warp = threadIdx.x / W, group = lane / LPR, member = lane % LPR;
   const int warps = blockDim.x / W;  // XROWS_WARPS, but where the build is for any K
   const int chunks = K / 32, groups = K / G;
@@ -237,13 +242,13 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
       constexpr int HELD = V >= LPR ? V / LPR : 1;
       if (V >= LPR || (member & (LPR / V - 1)) == 0)
 #pragma unroll
-        for (int i = 0; i < HELD; ++i) xrows_sums[warp][group][first + i] = v[i];
+        for (int i = 0; i < HELD; ++i) xrows_sums[set][warp][group][first + i] = v[i];
     } else {
 #pragma unroll
       for (int i = 0; i < V; ++i) {
 #pragma unroll
         for (int m = LPR / 2; m >= 1; m /= 2) v[i] += kopt_shfl_xor(v[i], m);
-        if (member == 0) xrows_sums[warp][group][i] = v[i];
+        if (member == 0) xrows_sums[set][warp][group][i] = v[i];
       }
     }
     __syncthreads();
@@ -251,10 +256,10 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
       const int g = i / V, at = i % V, r = at / ROWS, n = tile * PER_TILE + g * ROWS + at % ROWS;
       float sum = 0.f;
 #pragma unroll
-      for (int k = 0; k < warps; ++k) sum += xrows_sums[k][g][at];
+      for (int k = 0; k < warps; ++k) sum += xrows_sums[set][k][g][at];
       if (r < M && n < N) y[(kopt_u64)r * N + n] = sum;
     }
-    __syncthreads();
+    set ^= 1;
     cur = next;
   }
 }
