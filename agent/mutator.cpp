@@ -41,13 +41,21 @@ std::string params_to_json(const std::map<std::string, int64_t>& params) {
   return j.dump();
 }
 
+namespace {
+
+// runs_on for a candidate already parsed with its parameters.
+bool launches_on(const Candidate& chosen, const Shape& shape, const DeviceInfo& device) {
+  if (device.multiprocessors <= 0 || device.warp_size <= 0) return true;
+  LaunchPlan plan;
+  return plan_launches(chosen, shape, limits_of(device), &plan).ok() && plan.supported;
+}
+
+}  // namespace
+
 bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
              const Shape& shape, const DeviceInfo& device) {
   Candidate probe;
-  if (!parse_candidate(source, params, &probe).ok()) return false;
-  if (device.multiprocessors <= 0 || device.warp_size <= 0) return true;
-  LaunchPlan plan;
-  return plan_launches(probe, shape, limits_of(device), &plan).ok() && plan.supported;
+  return parse_candidate(source, params, &probe).ok() && launches_on(probe, shape, device);
 }
 
 std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params) {
@@ -98,8 +106,8 @@ bool next_unseen(const Candidate& c, const std::set<std::string>& seen, const Pr
         params[p.name] = p.values[static_cast<size_t>(
             ctx.rng->integer(0, static_cast<int64_t>(p.values.size()) - 1))];
       Candidate probe;
-      if (!parse_candidate(c.source, params, &probe).ok()) continue;
-      if (!seen.count(candidate_key(probe)) && runnable(c, params, ctx)) {
+      if (!with_params(c, params, &probe).ok()) continue;
+      if (!seen.count(candidate_key(probe)) && launches_on(probe, ctx.shape, ctx.device)) {
         *out = params;
         return true;
       }
@@ -114,8 +122,8 @@ bool next_unseen(const Candidate& c, const std::set<std::string>& seen, const Pr
       rest /= p.values.size();
     }
     Candidate probe;
-    if (!parse_candidate(c.source, params, &probe).ok()) continue;
-    if (!seen.count(candidate_key(probe)) && runnable(c, params, ctx)) {
+    if (!with_params(c, params, &probe).ok()) continue;
+    if (!seen.count(candidate_key(probe)) && launches_on(probe, ctx.shape, ctx.device)) {
       *out = params;
       return true;
     }
@@ -127,7 +135,8 @@ bool next_unseen(const Candidate& c, const std::set<std::string>& seen, const Pr
 // the shape cannot run.
 bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
               const ProposalContext& ctx) {
-  return runs_on(c.source, params, ctx.shape, ctx.device);
+  Candidate chosen;
+  return with_params(c, params, &chosen).ok() && launches_on(chosen, ctx.shape, ctx.device);
 }
 
 // A move the shape cannot run (x in registers needs K cut into short parts,
@@ -198,8 +207,9 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
       moved.insert(p.name);
     }
     if (!runnable(c, params, ctx) && !repair_move(c, moved, ctx, &params)) continue;
-    std::string key = proposal_key(c.source, params);
-    if (ctx.seen_keys && ctx.seen_keys->count(key)) continue;
+    Candidate chosen;
+    if (!with_params(c, params, &chosen).ok()) continue;
+    if (ctx.seen_keys && ctx.seen_keys->count(candidate_key(chosen))) continue;
     out->name = c.spec.name;
     out->source = c.source;
     out->params = params;

@@ -194,6 +194,27 @@ Macros shape_macros(const Shape& shape) {
   return out;
 }
 
+// Every declared parameter's default, then `overrides` (each declared and
+// among its values).
+Status choose_params(const CandidateSpec& spec, const std::map<std::string, int64_t>& overrides,
+                     std::map<std::string, int64_t>* out) {
+  std::map<std::string, int64_t> params;
+  for (const auto& p : spec.params) params[p.name] = p.default_value;
+  for (const auto& [override_name, value] : overrides) {
+    const std::string& name =
+        override_name;  // a lambda may not capture a structured binding (C++17)
+    auto it = std::find_if(spec.params.begin(), spec.params.end(),
+                           [&](const TunableParam& p) { return p.name == name; });
+    if (it == spec.params.end()) return Status::error("parameter " + name + " is not declared");
+    if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
+      return Status::error("parameter " + name + " = " + std::to_string(value) +
+                           " is not among its values");
+    params[name] = value;
+  }
+  *out = std::move(params);
+  return Status();
+}
+
 }  // namespace
 
 Status parse_candidate(const std::string& source, const std::map<std::string, int64_t>& overrides,
@@ -217,19 +238,18 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
     // contract is still only wrong, never a crash.
     return Status::error(std::string("the kopt: block has a field of the wrong type: ") + e.what());
   }
-  for (const auto& p : c.spec.params) c.params[p.name] = p.default_value;
-  for (const auto& [override_name, value] : overrides) {
-    const std::string& name =
-        override_name;  // a lambda may not capture a structured binding (C++17)
-    auto it = std::find_if(c.spec.params.begin(), c.spec.params.end(),
-                           [&](const TunableParam& p) { return p.name == name; });
-    if (it == c.spec.params.end()) return Status::error("parameter " + name + " is not declared");
-    if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
-      return Status::error("parameter " + name + " = " + std::to_string(value) +
-                           " is not among its values");
-    c.params[name] = value;
-  }
+  KOPT_RETURN_IF_ERROR(choose_params(c.spec, overrides, &c.params));
   *out = std::move(c);
+  return Status();
+}
+
+Status with_params(const Candidate& parsed, const std::map<std::string, int64_t>& overrides,
+                   Candidate* out) {
+  std::map<std::string, int64_t> params;
+  KOPT_RETURN_IF_ERROR(choose_params(parsed.spec, overrides, &params));
+  out->source = parsed.source;
+  out->spec = parsed.spec;
+  out->params = std::move(params);
   return Status();
 }
 

@@ -73,6 +73,12 @@ struct Candidate {
 Status parse_candidate(const std::string& source, const std::map<std::string, int64_t>& overrides,
                        Candidate* out);
 
+// The parsed candidate with other parameter values: its defaults, then
+// `overrides` (as parse_candidate), without parsing the contract again; for
+// a proposer that weighs many values of one source.
+Status with_params(const Candidate& parsed, const std::map<std::string, int64_t>& overrides,
+                   Candidate* out);
+
 // The contract block as JSON text, for prompts and error messages.
 std::string contract_json(const CandidateSpec& spec);
 

@@ -25,6 +25,28 @@ TEST(CandidateTest, ParsesContractAndDefaults) {
   EXPECT_EQ(parameter_defines(c), std::vector<std::string>{"-DROWS=2"});
 }
 
+// Other parameter values on a parsed candidate are what parsing the source
+// with them gives: the same values, key and errors.
+TEST(CandidateTest, WithParamsIsParsingWithThoseValues) {
+  Candidate parsed, chosen, reparsed;
+  ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &parsed).ok());
+  ASSERT_TRUE(with_params(parsed, {{"ROWS", 1}}, &chosen).ok());
+  ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 1}}, &reparsed).ok());
+  EXPECT_EQ(chosen.params, reparsed.params);
+  EXPECT_EQ(candidate_key(chosen), candidate_key(reparsed));
+  EXPECT_EQ(chosen.spec.name, "t");
+  // No overrides: the defaults, not the parsed candidate's values.
+  ASSERT_TRUE(with_params(parsed, {}, &chosen).ok());
+  EXPECT_EQ(chosen.params.at("ROWS"), 2);
+  for (const std::map<std::string, int64_t>& bad :
+       {std::map<std::string, int64_t>{{"ROWS", 3}}, {{"COLS", 1}}}) {
+    const Status a = with_params(parsed, bad, &chosen);
+    const Status b = parse_candidate(kMinimal, bad, &reparsed);
+    ASSERT_FALSE(a.ok());
+    EXPECT_EQ(a.message(), b.message());
+  }
+}
+
 // A per-shape build sees the shape's sizes as macros, sorted by name; a
 // shape without variables (a build for any shape) defines none.
 TEST(CandidateTest, ShapeDefinesNameEverySizeOfTheShape) {
