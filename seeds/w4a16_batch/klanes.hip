@@ -172,8 +172,8 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // A warp's tiles (COLS columns each) split evenly over the blocks of a
   // slice, then dealt round the block's warps: the warps of the grid differ
   // by one tile at most, and so do the SMs by one block's share. (Whole
-  // block tiles a block made SMs differ by up to a third: on 8x5120x3072,
-  // 192 tiles on 88 blocks of a slice, 2 or 3 each.)
+  // block tiles made SMs differ by up to a third: on 8x5120x3072, 192
+  // tiles on 88 blocks of a slice, 2 or 3 each.)
   const int warp_tiles = (N + COLS - 1) / COLS;
   const int w_begin = (int)((kopt_u64)blockIdx.x * warp_tiles / gridDim.x);
   const int w_end = (int)((kopt_u64)(blockIdx.x + 1) * warp_tiles / gridDim.x);
@@ -275,11 +275,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // y += s * dot * u + o * sum(x), u the chunk's unit of fixed point.
   auto consume = [&](const KlanesStage& cur, int s) {
     // Up to 16 sums a lane, the high and low planes' dots run on through the
-    // chunk's four parts (dp4a's own accumulator) and meet once (|high| <=
-    // 64 * 15 * 32 and |low| <= 128 * 15 * 32, far inside int32): one
-    // integer op a part less. Past 16 the second set of accumulators costs
-    // more than it saves at 128 registers, and each part's pair meets in
-    // `dot`. Measured on an H200 (2026-11-26, PERFORMANCE.md): at 8 rows the
+    // chunk's four parts (dp4a's own accumulator) and meet once (|high| and
+    // |low| <= 128 * 15 * 32, far inside int32): one integer op a part less.
+    // Past 16 the second set of accumulators costs more than it saves at 128
+    // registers, and each part's pair meets in `dot`. Measured on an H200 (2026-11-26, PERFORMANCE.md): at 8 rows the
     // contest sum 267.19 -> 258.61 us, at 16 rows 410.16 -> 424.64.
     constexpr bool CHAIN = MR * COLS <= 16;
     int high[MR][COLS], low[MR][COLS], dot[MR][COLS];

@@ -213,8 +213,8 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
 #pragma unroll
     for (int c = 0; c < ROWS; ++c) {
       // The high and low planes' dots run on through the chunk's four parts
-      // (dp4a's own accumulator) and meet once: |high| <= 64 * 15 * 32 and
-      // |low| <= 128 * 15 * 32, far inside int32.
+      // (dp4a's own accumulator) and meet once: |high| and |low| <=
+      // 128 * 15 * 32, far inside int32.
       int high[MR], low[MR];
 #pragma unroll
       for (int part = 0; part < 4; ++part) {
