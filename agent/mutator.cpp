@@ -86,9 +86,6 @@ int64_t mutate_value(const TunableParam& p, int64_t current, Rng& rng) {
 // or nothing runnable (bounded: beyond this many the space is sampled).
 constexpr size_t kMaxEnumerated = 20000;
 
-bool runnable(const Candidate& c, const std::map<std::string, int64_t>& params,
-              const ProposalContext& ctx);
-
 bool next_unseen(const Candidate& c, const std::set<std::string>& seen, const ProposalContext& ctx,
                  std::map<std::string, int64_t>* out) {
   size_t total = 1;
