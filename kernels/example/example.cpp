@@ -151,24 +151,11 @@ int main(int argc, char** argv) {
               {2048, 2880, 64},
               {4096, 7168, 128},
               {96, 10, 32}};
-  // Without a GPU, say so once rather than failing every shape.
-  int devices = 0;
-  const hipError_t found = hipGetDeviceCount(&devices);
-  if (found != hipSuccess || devices == 0) {
-    std::fprintf(stderr, "no GPU: %s\n",
-                 found != hipSuccess ? hipGetErrorString(found) : "no device found");
-    return 3;
-  }
   int l2 = 0;
-  hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, 0);
+  hipStream_t stream;
+  if (!kopt_example_open_device(&l2, &stream)) return 3;
   std::mt19937_64 rng(20261122);
   int failures = 0;
-  // One stream for the whole program, as an engine has.
-  hipStream_t stream;
-  if (hipStreamCreate(&stream) != hipSuccess) {
-    std::fprintf(stderr, "cannot create a stream\n");
-    return 3;
-  }
   for (const auto& s : shapes)
     for (int m : rows) failures += run_shape(s, m, rng, l2, stream) ? 0 : 1;
   hipStreamDestroy(stream);

@@ -39,6 +39,27 @@ struct KoptExampleLibrary {
   }
 };
 
+// The first GPU, as an example needs it: its L2 size (to size the weight
+// rotation) and one stream for the whole program, as an engine has. False
+// (said once on stderr) when there is no GPU or no stream: the example then
+// exits 3 rather than failing every shape.
+inline bool kopt_example_open_device(int* l2_bytes, hipStream_t* stream) {
+  int devices = 0;
+  const hipError_t found = hipGetDeviceCount(&devices);
+  if (found != hipSuccess || devices == 0) {
+    std::fprintf(stderr, "no GPU: %s\n",
+                 found != hipSuccess ? hipGetErrorString(found) : "no device found");
+    return false;
+  }
+  *l2_bytes = 0;
+  hipDeviceGetAttribute(l2_bytes, hipDeviceAttributeL2CacheSize, 0);
+  if (hipStreamCreate(stream) != hipSuccess) {
+    std::fprintf(stderr, "cannot create a stream\n");
+    return false;
+  }
+  return true;
+}
+
 // One shape: x (M rows of K fp16 values, M = x.size() / K) and the
 // reference y (M rows of N values), `bytes` the bytes one call moves; the
 // library's call takes all M rows. False when a GPU call fails or y is wrong.
