@@ -241,7 +241,13 @@ void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db
     ExportedKernel k;
     k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kOfflineTarget) : "");
     k.shape = shape;
-    parse_candidate(req.source, req.params, &k.candidate);
+    // (It parsed for the re-verification above; a failure here is still
+    // said, never exported.)
+    if (Status ps = parse_candidate(req.source, req.params, &k.candidate); !ps.ok()) {
+      fmt::print(stderr, "{}: candidate {}: {}; trying the next\n", shape.name(),
+                 row.candidate.id, ps.message());
+      continue;
+    }
     if (!for_device) k.targets.push_back(device.arch);
     if (amd_ok) {
       k.targets.push_back(kOfflineTarget);
@@ -309,7 +315,8 @@ Status generic_variants(const Problem& problem, const LibrarySpec& library,
     k.shape = Shape{problem.id(), {}};
     const Seed* seed = find_seed(problem, v.seed);
     if (!seed) return Status::error("generic variant " + v.symbol + ": no seed " + v.seed);
-    parse_candidate(seed->source, v.params, &k.candidate);
+    if (Status s = parse_candidate(seed->source, v.params, &k.candidate); !s.ok())
+      return Status::error("generic variant " + v.symbol + ": " + s.message());
     k.header = fmt::format("// Generic variant: seed '{}' with {} ({}).", v.seed,
                            v.params.empty() ? "its defaults" : params_to_json(v.params), v.purpose);
     generic->push_back(k);
