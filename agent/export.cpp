@@ -244,8 +244,8 @@ void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db
     // (It parsed for the re-verification above; a failure here is still
     // said, never exported.)
     if (Status ps = parse_candidate(req.source, req.params, &k.candidate); !ps.ok()) {
-      fmt::print(stderr, "{}: candidate {}: {}; trying the next\n", shape.name(),
-                 row.candidate.id, ps.message());
+      fmt::print(stderr, "{}: candidate {}: {}; trying the next\n", shape.name(), row.candidate.id,
+                 ps.message());
       continue;
     }
     if (!for_device) k.targets.push_back(device.arch);
