@@ -2,9 +2,9 @@
 
 #include <dtl/dtl.hpp>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "agent/proposer.h"
 #include "sandbox/contract/candidate.h"
 
 namespace kopt {
@@ -63,15 +63,13 @@ std::string candidate_idea(const CandidateRecord& c, const CandidateRecord* pare
   if (parent && parent->source == c.source) {
     // Both sides with the contract's defaults filled in, so "{}" and an
     // explicit default compare equal.
+    Candidate parsed;
+    const bool parses = parse_candidate(c.source, {}, &parsed).ok();
     auto effective = [&](const std::string& params_json) {
       std::map<std::string, int64_t> values;
-      Candidate parsed;
-      if (parse_candidate(c.source, {}, &parsed).ok())
+      if (parses)
         for (const auto& p : parsed.spec.params) values[p.name] = p.default_value;
-      const auto j = nlohmann::json::parse(params_json, nullptr, false);
-      if (j.is_object())
-        for (auto it = j.begin(); it != j.end(); ++it)
-          if (it.value().is_number_integer()) values[it.key()] = it.value().get<int64_t>();
+      for (const auto& [name, value] : params_from_json(params_json)) values[name] = value;
       return values;
     };
     const auto a = effective(parent->params_json), b = effective(c.params_json);
@@ -104,13 +102,9 @@ std::string unified_diff(const std::string& a, const std::string& b) {
 }
 
 std::string parameter_words(const CandidateRecord& c) {
-  std::map<std::string, int64_t> given;
-  const nlohmann::json j = nlohmann::json::parse(c.params_json, nullptr, false);
-  if (j.is_object())
-    for (const auto& [name, value] : j.items())
-      if (value.is_number_integer()) given[name] = value.get<int64_t>();
   Candidate parsed;
-  if (!parse_candidate(c.source, given, &parsed).ok()) return c.params_json;
+  if (!parse_candidate(c.source, params_from_json(c.params_json), &parsed).ok())
+    return c.params_json;
   if (parsed.params.empty()) return "-";
   std::string words;
   for (const auto& [name, value] : parsed.params)
