@@ -399,14 +399,7 @@ OptimizationLoop::Step OptimizationLoop::propose_generation(RunControl& control,
       const std::string what =
           "Your answer could not be read: " + failure.message + "\n" + kAnswerFormats;
       if (!proposer->repair(ctx, unread, what, &proposal, &again)) {
-        if (!again.kind.empty()) {
-          run->tokens_used += again.tokens;
-          run->cost += again.cost;
-          if (Status s =
-                  record_attempt("repair:" + again.kind, again.message, again.prompt, again.answer);
-              !s.ok())
-            return {true, s};
-        }
+        if (Status s = record_failed_repair(run, *proposer, again); !s.ok()) return {true, s};
         continue;
       }
       run->tokens_used += proposal.tokens;
@@ -466,15 +459,8 @@ OptimizationLoop::Step OptimizationLoop::repair_failures(RunControl& control,
       if (Status s = stage_done(run->id, "propose-repair", repair_began, 0); !s.ok())
         return {true, s};
       if (!repaired_ok) {
-        if (!repair_failure.kind.empty()) {
-          run->tokens_used += repair_failure.tokens;
-          run->cost += repair_failure.cost;
-          if (Status s = this->record_attempt(*run, proposer, "repair:" + repair_failure.kind,
-                                              repair_failure.message, repair_failure.prompt,
-                                              repair_failure.answer);
-              !s.ok())
-            return {true, s};
-        }
+        if (Status s = record_failed_repair(run, proposer, repair_failure); !s.ok())
+          return {true, s};
         continue;
       }
       run->tokens_used += fixed.tokens;

@@ -189,6 +189,11 @@ class OptimizationLoop {
   Status record_attempt(const RunRecord& run, const Proposer& proposer, const std::string& kind,
                         const std::string& message, const std::string& prompt,
                         const std::string& answer);
+  // A repair that produced nothing: its tokens and cost charged to the run
+  // and the attempt recorded as "repair:<kind>" (nothing where the proposer
+  // made no attempt, an empty kind).
+  Status record_failed_repair(RunRecord* run, const Proposer& proposer,
+                              const ProposalFailure& failure);
   // Records a proposal as a candidate unless it repeats one (an attempt
   // "duplicate" then); `recorded` says which.
   Status record_candidate(RunRecord* run, const ProposalContext& ctx, Proposal& proposal,

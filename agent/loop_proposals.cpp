@@ -157,6 +157,15 @@ Status OptimizationLoop::record_attempt(const RunRecord& run, const Proposer& pr
   return db_->add_attempt(&a);
 }
 
+Status OptimizationLoop::record_failed_repair(RunRecord* run, const Proposer& proposer,
+                                              const ProposalFailure& failure) {
+  if (failure.kind.empty()) return Status();
+  run->tokens_used += failure.tokens;
+  run->cost += failure.cost;
+  return record_attempt(*run, proposer, "repair:" + failure.kind, failure.message, failure.prompt,
+                        failure.answer);
+}
+
 Status OptimizationLoop::record_candidate(RunRecord* run, const ProposalContext& ctx,
                                           Proposal& proposal, WeightedProposer* picked,
                                           CandidateRecord* out, bool* recorded) {
