@@ -233,14 +233,12 @@ Status run_proposers(const RunCommand& cmd, const Config& config,
   }
   if (out->empty())
     return Status::error("no proposer: enable the mutator or name a model with --model");
-
   return Status();
 }
 
 // A run to resume must exist, and a new --budget must exceed what it has
 // (checked before anything else is started or written).
 Status check_resumable(const RunCommand& cmd, const Config& config) {
-  // A run to resume must exist (checked before anything else is started or written).
   std::unique_ptr<Database> existing_db;
   RunRecord existing;
   if (!Database::open_existing(config.database, &existing_db).ok() ||
