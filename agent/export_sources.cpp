@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <regex>
+#include <set>
 
 #include "agent/export.h"
 #include "agent/export_files.h"
 #include "agent/proposer.h"
+#include "sandbox/contract/expr.h"
 #include "sandbox/contract/prelude.h"
 #include "sandbox/contract/static_checks.h"
 
@@ -15,11 +16,17 @@ namespace kopt {
 
 namespace {
 
-// The contract's expression language is C with four helper functions.
-std::string to_cpp(const std::string& expr) {
-  static const std::regex fn(R"(\b(cdiv|min|max|align)\s*\()");
-  return "(" + std::regex_replace(expr, fn, "kopt_$1(") + ")";
-}
+// The contract's expressions as C++, printed from the trees the sandbox
+// evaluates (sandbox/contract/expr.h).
+struct CppPrinter {
+  std::set<std::string> wide;  // the long long variables of the generated launch code
+
+  std::string operator()(const Expression& e) const { return e.to_cpp(wide); }
+  std::string dims(const std::array<Expression, 3>& d) const {
+    return fmt::format("dim3((unsigned){}, (unsigned){}, (unsigned){})", (*this)(d[0]),
+                       (*this)(d[1]), (*this)(d[2]));
+  }
+};
 
 // Escapes text for a C string literal (without the quotes).
 std::string c_string(const std::string& text) {
@@ -29,11 +36,6 @@ std::string c_string(const std::string& text) {
     if (ch != '\n') out += ch;
   }
   return out;
-}
-
-std::string dims(const std::array<std::string, 3>& d) {
-  return fmt::format("dim3((unsigned){}, (unsigned){}, (unsigned){})", to_cpp(d[0]), to_cpp(d[1]),
-                     to_cpp(d[2]));
 }
 
 std::string text_hash(const std::string& text) {
@@ -100,6 +102,8 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   const Candidate& c = k.candidate;
   const std::vector<std::string> names = problem.variables();
   const std::string vars = contract_variables(names);
+  CppPrinter to_cpp{{names.begin(), names.end()}};
+  to_cpp.wide.insert({"WARP", "SMS"});
   std::string kernel_args;
   for (const auto& n : names) kernel_args += fmt::format(", (int){}", n);
   std::vector<std::string> kernels;
@@ -146,7 +150,8 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
     s += fmt::format(
         "{}  {}<<<{}, {}, (unsigned)({}), stream>>>(canonical, packed{});\n"
         "  return hipGetLastError();\n",
-        vars, kernel(l.kernel), dims(l.grid), dims(l.block), to_cpp(l.shared_bytes), kernel_args);
+        vars, kernel(l.kernel), to_cpp.dims(l.grid), to_cpp.dims(l.block), to_cpp(l.shared_bytes),
+        kernel_args);
   } else {
     s += "  (void)a; (void)canonical; (void)packed; (void)stream;\n  return hipSuccess;\n";
   }
@@ -155,8 +160,9 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
        "float* ws, hipStream_t stream) {\n" +
        vars;
   for (const auto& l : c.spec.launches)
-    s += fmt::format("  {}<<<{}, {}, (unsigned)({}), stream>>>(x, w, y, ws{});\n", kernel(l.kernel),
-                     dims(l.grid), dims(l.block), to_cpp(l.shared_bytes), kernel_args);
+    s +=
+        fmt::format("  {}<<<{}, {}, (unsigned)({}), stream>>>(x, w, y, ws{});\n", kernel(l.kernel),
+                    to_cpp.dims(l.grid), to_cpp.dims(l.block), to_cpp(l.shared_bytes), kernel_args);
   s += "  return hipGetLastError();\n}\n";
   s += fmt::format("}}  // namespace kopt_{}\n\n", k.symbol);
   for (const auto& [name, value] : macros) s += fmt::format("#undef {}\n", name);

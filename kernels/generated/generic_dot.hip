@@ -22,28 +22,28 @@ namespace kopt_generic_dot {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP) && (kopt_cdiv(K / 32, SPLIT) * 112 <= 49152);
+  return true && (K % 32LL == 0LL) && (G % 32LL == 0LL) && ((long long)LPR <= WARP) && (kopt_cdiv(K / 32LL, (long long)SPLIT) * 112LL <= 49152LL);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return (kopt_align(N * K / 2, 256) + N * (K / G) * 4);
+  return (kopt_align(N * K / 2LL, 256LL) + N * (K / G) * 4LL);
 }
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return (SPLIT * N * 4 + kopt_cdiv(N, WARPS * (WARP / LPR) * ROWS) * 4);
+  return ((long long)SPLIT * N * 4LL + kopt_cdiv(N, (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS) * 4LL);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_generic_dot_relayout<<<dim3((unsigned)(kopt_cdiv(N * (K / G), 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
+  kopt_generic_dot_relayout<<<dim3((unsigned)kopt_cdiv(N * (K / G), 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_generic_dot_gemv<<<dim3((unsigned)(kopt_min(kopt_cdiv(N, WARPS * (WARP / LPR) * ROWS), kopt_max(1, SMS * OCC / SPLIT))), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((kopt_cdiv(K / 32, SPLIT) * 112)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  kopt_generic_dot_gemv<<<dim3((unsigned)kopt_min(kopt_cdiv(N, (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS), kopt_max(1LL, SMS * (long long)OCC / (long long)SPLIT)), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)((kopt_cdiv(K / 32LL, (long long)SPLIT) * 112LL)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_generic_dot

@@ -32,28 +32,28 @@ namespace kopt_generic_gen {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return true && (K % 32 == 0) && (G % 32 == 0) && (LPR <= WARP) && (WARPS % KSPLIT == 0) && (SCHED == 0 || (LPR == WARP && KSPLIT == 1 && SPLIT == 1 && XPF == 0)) && (XREG == 0 || (SCHED == 0 && XPF == 0 && kopt_cdiv(kopt_cdiv(K / 32, SPLIT), KSPLIT) <= LPR)) && ((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4 <= 49152);
+  return true && (K % 32LL == 0LL) && (G % 32LL == 0LL) && ((long long)LPR <= WARP) && ((long long)WARPS % (long long)KSPLIT == 0LL) && ((long long)SCHED == 0LL || ((long long)LPR == WARP && (long long)KSPLIT == 1LL && (long long)SPLIT == 1LL && (long long)XPF == 0LL)) && ((long long)XREG == 0LL || ((long long)SCHED == 0LL && (long long)XPF == 0LL && kopt_cdiv(kopt_cdiv(K / 32LL, (long long)SPLIT), (long long)KSPLIT) <= (long long)LPR)) && ((1LL - (long long)XREG) * kopt_cdiv(K / 32LL, (long long)SPLIT) * ((long long)XBITS * 4LL + 16LL) + (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS * 4LL <= 49152LL);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return (kopt_align(N * K / 2, 256) + N * (K / G) * 4);
+  return (kopt_align(N * K / 2LL, 256LL) + N * (K / G) * 4LL);
 }
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return (SPLIT * N * 4 + kopt_cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS) * 4 + SCHED * kopt_cdiv(N, ROWS) * (kopt_cdiv(K / 32, WARP) * ROWS + 1) * 4);
+  return ((long long)SPLIT * N * 4LL + kopt_cdiv(N, (long long)WARPS / (long long)KSPLIT * (WARP / (long long)LPR) * (long long)ROWS) * 4LL + (long long)SCHED * kopt_cdiv(N, (long long)ROWS) * (kopt_cdiv(K / 32LL, WARP) * (long long)ROWS + 1LL) * 4LL);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_generic_gen_relayout<<<dim3((unsigned)(kopt_cdiv(N * (K / G), 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
+  kopt_generic_gen_relayout<<<dim3((unsigned)kopt_cdiv(N * (K / G), 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_generic_gen_gemv<<<dim3((unsigned)(kopt_min(kopt_cdiv(N, (WARPS / KSPLIT) * (WARP / LPR) * ROWS), kopt_max(1, SMS * OCC / SPLIT))), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)(((1 - XREG) * kopt_cdiv(K / 32, SPLIT) * (XBITS * 4 + 16) + WARPS * (WARP / LPR) * ROWS * 4)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  kopt_generic_gen_gemv<<<dim3((unsigned)kopt_min(kopt_cdiv(N, (long long)WARPS / (long long)KSPLIT * (WARP / (long long)LPR) * (long long)ROWS), kopt_max(1LL, SMS * (long long)OCC / (long long)SPLIT)), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(((1LL - (long long)XREG) * kopt_cdiv(K / 32LL, (long long)SPLIT) * ((long long)XBITS * 4LL + 16LL) + (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS * 4LL)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_generic_gen

@@ -25,7 +25,7 @@ long long kopt_packed_bytes(const KoptShapeArgs& a) {
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  return (0);
+  return 0LL;
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   (void)a; (void)canonical; (void)packed; (void)stream;
@@ -34,7 +34,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_generic_naive_gemv<<<dim3((unsigned)(kopt_cdiv(N, WARPS)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  kopt_generic_naive_gemv<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_generic_naive

@@ -23,21 +23,25 @@ bool valid_identifier(const std::string& s) {
   });
 }
 
-// An expression field may be a JSON string or integer.
-Status read_expression(const json& j, const std::string& what, std::string* out) {
+// An expression field may be a JSON string or integer; it is parsed here,
+// once (a syntax error is the contract's error).
+Status read_expression(const json& j, const std::string& what, Expression* out) {
+  std::string text;
   if (j.is_string())
-    *out = j.get<std::string>();
+    text = j.get<std::string>();
   else if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{INT64_MAX})
     return Status::error(what + " is larger than a 64-bit integer");
   else if (j.is_number_integer())
-    *out = std::to_string(j.get<int64_t>());
+    text = std::to_string(j.get<int64_t>());
   else
     return Status::error(what + " must be an expression string or an integer");
+  if (Status s = Expression::parse(text, out); !s.ok())
+    return Status::error(what + ": " + s.message());
   return Status();
 }
 
-Status read_dims(const json& j, const std::string& what, std::array<std::string, 3>* out) {
-  *out = {"1", "1", "1"};
+Status read_dims(const json& j, const std::string& what, std::array<Expression, 3>* out) {
+  *out = {Expression::constant(1), Expression::constant(1), Expression::constant(1)};
   if (!j.is_array()) return read_expression(j, what, &(*out)[0]);
   if (j.empty() || j.size() > 3) return Status::error(what + " must have 1 to 3 dimensions");
   for (size_t i = 0; i < j.size(); ++i)
@@ -103,7 +107,7 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
     if (!j["requires"].is_array())
       return Status::error("\"requires\" must be an array of expressions");
     for (const auto& r : j["requires"]) {
-      std::string e;
+      Expression e;
       KOPT_RETURN_IF_ERROR(read_expression(r, "requires", &e));
       spec->requires_.push_back(e);
     }
@@ -144,11 +148,11 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
   return Status();
 }
 
-Status resolve(const std::string& expr, const Variables& vars, const std::string& what, int64_t lo,
+Status resolve(const Expression& expr, const Variables& vars, const std::string& what, int64_t lo,
                int64_t hi, int64_t* out) {
-  KOPT_RETURN_IF_ERROR(evaluate_expression(expr, vars, out));
+  KOPT_RETURN_IF_ERROR(expr.evaluate(vars, out));
   if (*out < lo || *out > hi)
-    return Status::error(what + " = " + std::to_string(*out) + " (from '" + expr +
+    return Status::error(what + " = " + std::to_string(*out) + " (from '" + expr.text() +
                          "') is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return Status();
 }
@@ -256,17 +260,21 @@ Status with_params(const Candidate& parsed, const std::map<std::string, int64_t>
 std::string contract_json(const CandidateSpec& spec) {
   json j;
   j["name"] = spec.name;
-  auto launch = [](const LaunchSpec& l) {
+  auto texts = [](const std::array<Expression, 3>& d) {
+    return json{d[0].text(), d[1].text(), d[2].text()};
+  };
+  auto launch = [&](const LaunchSpec& l) {
     return json{{"kernel", l.kernel},
-                {"grid", l.grid},
-                {"block", l.block},
-                {"shared_bytes", l.shared_bytes}};
+                {"grid", texts(l.grid)},
+                {"block", texts(l.block)},
+                {"shared_bytes", l.shared_bytes.text()}};
   };
   for (const auto& l : spec.launches) j["launches"].push_back(launch(l));
   if (spec.relayout) j["relayout"] = launch(*spec.relayout);
-  j["packed_bytes"] = spec.packed_bytes;
-  j["workspace_bytes"] = spec.workspace_bytes;
-  j["requires"] = spec.requires_;
+  j["packed_bytes"] = spec.packed_bytes.text();
+  j["workspace_bytes"] = spec.workspace_bytes.text();
+  j["requires"] = json::array();
+  for (const auto& r : spec.requires_) j["requires"].push_back(r.text());
   for (const auto& p : spec.params)
     j["params"][p.name] = {{"values", p.values}, {"default", p.default_value}};
   j["nondeterministic"] = spec.nondeterministic;
@@ -281,10 +289,10 @@ Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits&
   for (const auto& [name, value] : c.params) vars[name] = value;
   for (const auto& r : c.spec.requires_) {
     int64_t v;
-    KOPT_RETURN_IF_ERROR(evaluate_expression(r, vars, &v));
+    KOPT_RETURN_IF_ERROR(r.evaluate(vars, &v));
     if (v == 0) {
       plan->supported = false;
-      plan->unsupported_reason = "shape " + shape.name() + " fails requirement '" + r + "'";
+      plan->unsupported_reason = "shape " + shape.name() + " fails requirement '" + r.text() + "'";
       return Status();
     }
   }

@@ -37,11 +37,15 @@
 
 namespace kopt {
 
+// The contract's expressions are parsed once, with the contract; each keeps
+// its text (Expression::text) for messages and the contract's JSON.
 struct LaunchSpec {
   std::string kernel;
-  std::array<std::string, 3> grid{"1", "1", "1"};
-  std::array<std::string, 3> block{"1", "1", "1"};
-  std::string shared_bytes = "0";
+  std::array<Expression, 3> grid{Expression::constant(1), Expression::constant(1),
+                                 Expression::constant(1)};
+  std::array<Expression, 3> block{Expression::constant(1), Expression::constant(1),
+                                  Expression::constant(1)};
+  Expression shared_bytes = Expression::constant(0);
 };
 
 struct TunableParam {
@@ -55,9 +59,9 @@ struct CandidateSpec {
   std::string description;
   std::vector<LaunchSpec> launches;  // per call, in order; all are timed
   std::optional<LaunchSpec> relayout;
-  std::string packed_bytes = "0";
-  std::string workspace_bytes = "0";
-  std::vector<std::string> requires_;
+  Expression packed_bytes = Expression::constant(0);
+  Expression workspace_bytes = Expression::constant(0);
+  std::vector<Expression> requires_;
   std::vector<TunableParam> params;
   bool nondeterministic = false;
 };

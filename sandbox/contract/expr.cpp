@@ -2,24 +2,49 @@
 
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kopt {
 
+struct Expression::Node {
+  enum Kind { kNumber, kName, kNegate, kNot, kBinary, kCall } kind = kNumber;
+  int64_t number = 0;
+  std::string name;  // the variable, the function, or the binary operator
+  std::vector<std::unique_ptr<Node>> args;
+};
+
 namespace {
+
+using Node = Expression::Node;
+using NodePtr = std::unique_ptr<Node>;
+
+NodePtr make_node(Node::Kind kind, std::string name = {}) {
+  auto n = std::make_unique<Node>();
+  n->kind = kind;
+  n->name = std::move(name);
+  return n;
+}
+
+NodePtr binary(const char* op, NodePtr a, NodePtr b) {
+  NodePtr n = make_node(Node::kBinary, op);
+  n->args.push_back(std::move(a));
+  n->args.push_back(std::move(b));
+  return n;
+}
 
 // Recursive descent; precedence from loosest: || && (== !=) (< <= > >=) (+ -) (* / %) unary.
 class Parser {
  public:
-  Parser(const std::string& text, const Variables& vars) : s_(text), vars_(vars) {}
+  explicit Parser(const std::string& text) : s_(text) {}
 
-  Status parse(int64_t* out) {
-    int64_t v = parse_or();
+  Status parse(NodePtr* out) {
+    NodePtr root = parse_or();
     skip_space();
     if (error_.empty() && pos_ != s_.size()) fail("unexpected '" + s_.substr(pos_, 1) + "'");
     if (!error_.empty()) return Status::error("expression '" + s_ + "': " + error_);
-    *out = v;
+    *out = std::move(root);
     return Status();
   }
 
@@ -38,6 +63,160 @@ class Parser {
       return true;
     }
     return false;
+  }
+  // A left-associative level: `next` parses the operands, `ops` the
+  // operators in the order they are tried (a longer one before its prefix).
+  template <typename Next>
+  NodePtr level(Next next, std::initializer_list<const char*> ops) {
+    NodePtr v = next();
+    for (;;) {
+      if (!error_.empty()) return v;
+      const char* found = nullptr;
+      for (const char* op : ops)
+        if (accept(op)) {
+          found = op;
+          break;
+        }
+      if (!found) return v;
+      v = binary(found, std::move(v), next());
+    }
+  }
+  NodePtr parse_or() {
+    return level([this] { return parse_and(); }, {"||"});
+  }
+  NodePtr parse_and() {
+    return level([this] { return parse_equality(); }, {"&&"});
+  }
+  NodePtr parse_equality() {
+    return level([this] { return parse_relational(); }, {"==", "!="});
+  }
+  NodePtr parse_relational() {
+    return level([this] { return parse_additive(); }, {"<=", ">=", "<", ">"});
+  }
+  NodePtr parse_additive() {
+    return level([this] { return parse_multiplicative(); }, {"+", "-"});
+  }
+  NodePtr parse_multiplicative() {
+    return level([this] { return parse_unary(); }, {"*", "/", "%"});
+  }
+  NodePtr parse_unary() {
+    if (++depth_ > 64) {
+      fail("nested too deeply");
+      return make_node(Node::kNumber);
+    }
+    NodePtr v;
+    if (accept("-")) {
+      v = make_node(Node::kNegate);
+      v->args.push_back(parse_unary());
+    } else if (accept("!")) {
+      v = make_node(Node::kNot);
+      v->args.push_back(parse_unary());
+    } else {
+      v = parse_primary();
+    }
+    --depth_;
+    return v;
+  }
+  NodePtr parse_primary() {
+    skip_space();
+    if (++depth_ > 64) {
+      fail("nested too deeply");
+      return make_node(Node::kNumber);
+    }
+    NodePtr v = parse_primary_inner();
+    --depth_;
+    return v;
+  }
+  NodePtr parse_primary_inner() {
+    if (pos_ >= s_.size()) {
+      fail("unexpected end");
+      return make_node(Node::kNumber);
+    }
+    if (accept("(")) {
+      NodePtr v = parse_or();
+      if (!accept(")")) fail("missing ')'");
+      return v;
+    }
+    char c = s_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      NodePtr v = make_node(Node::kNumber);
+      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+        if (v->number > (int64_t{1} << 50)) {
+          fail("number too large");
+          return v;
+        }
+        v->number = v->number * 10 + (s_[pos_++] - '0');
+      }
+      return v;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t start = pos_;
+      while (pos_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+        ++pos_;
+      std::string name = s_.substr(start, pos_ - start);
+      if (accept("(")) return call(name);
+      return make_node(Node::kName, name);
+    }
+    fail("unexpected '" + std::string(1, c) + "'");
+    return make_node(Node::kNumber);
+  }
+  NodePtr call(const std::string& name) {
+    NodePtr v = make_node(Node::kCall, name);
+    if (!accept(")")) {
+      do v->args.push_back(parse_or());
+      while (error_.empty() && accept(","));
+      if (!accept(")")) fail("missing ')' after arguments of " + name);
+    }
+    if (!error_.empty()) return v;
+    if (name != "min" && name != "max" && name != "cdiv" && name != "align")
+      fail("unknown function '" + name + "'");
+    else if (v->args.size() != 2)
+      fail(name + " takes two arguments");
+    return v;
+  }
+
+  const std::string& s_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  std::string error_;
+};
+
+// The tree's value; the first error (in the order the text reads) is kept.
+class Evaluator {
+ public:
+  explicit Evaluator(const Variables& vars) : vars_(vars) {}
+
+  const std::string& error() const { return error_; }
+
+  int64_t value(const Node& n) {
+    if (!error_.empty()) return 0;
+    switch (n.kind) {
+      case Node::kNumber:
+        return n.number;
+      case Node::kName: {
+        auto it = vars_.find(n.name);
+        if (it == vars_.end()) {
+          fail("unknown name '" + n.name + "'");
+          return 0;
+        }
+        return it->second;
+      }
+      case Node::kNegate:
+        return subtract(0, value(*n.args[0]));
+      case Node::kNot:
+        return value(*n.args[0]) == 0;
+      case Node::kBinary:
+        return binary(n.name, value(*n.args[0]), value(*n.args[1]));
+      case Node::kCall:
+        return call(n.name, value(*n.args[0]), value(*n.args[1]));
+    }
+    return 0;
+  }
+
+ private:
+  void fail(const std::string& why) {
+    if (error_.empty()) error_ = why;
   }
   // Checked arithmetic: a contract is untrusted input, so an overflow is an
   // error naming the operation, never undefined behaviour or a trap.
@@ -63,53 +242,6 @@ class Parser {
     const bool overflow = __builtin_mul_overflow(a, b, &r);
     return checked(overflow, r, "*");
   }
-  int64_t parse_or() {
-    int64_t v = parse_and();
-    while (error_.empty() && accept("||")) v = (parse_and() != 0) || v != 0;
-    return v;
-  }
-  int64_t parse_and() {
-    int64_t v = parse_equality();
-    while (error_.empty() && accept("&&")) v = (parse_equality() != 0) && v != 0;
-    return v;
-  }
-  int64_t parse_equality() {
-    int64_t v = parse_relational();
-    for (;;) {
-      if (accept("=="))
-        v = v == parse_relational();
-      else if (accept("!="))
-        v = v != parse_relational();
-      else
-        return v;
-    }
-  }
-  int64_t parse_relational() {
-    int64_t v = parse_additive();
-    for (;;) {
-      if (accept("<="))
-        v = v <= parse_additive();
-      else if (accept(">="))
-        v = v >= parse_additive();
-      else if (accept("<"))
-        v = v < parse_additive();
-      else if (accept(">"))
-        v = v > parse_additive();
-      else
-        return v;
-    }
-  }
-  int64_t parse_additive() {
-    int64_t v = parse_multiplicative();
-    for (;;) {
-      if (accept("+"))
-        v = add(v, parse_multiplicative());
-      else if (accept("-"))
-        v = subtract(v, parse_multiplicative());
-      else
-        return v;
-    }
-  }
   int64_t divide(int64_t a, int64_t b, bool remainder) {
     if (b == 0) {
       fail("division by zero");
@@ -119,122 +251,126 @@ class Parser {
     if (a == INT64_MIN && b == -1) return remainder ? 0 : checked(true, 0, "/");
     return remainder ? a % b : a / b;
   }
-  int64_t parse_multiplicative() {
-    int64_t v = parse_unary();
-    for (;;) {
-      if (accept("*"))
-        v = multiply(v, parse_unary());
-      else if (accept("/"))
-        v = divide(v, parse_unary(), false);
-      else if (accept("%"))
-        v = divide(v, parse_unary(), true);
-      else
-        return v;
-    }
-  }
-  int64_t parse_unary() {
-    if (++depth_ > 64) {
-      fail("nested too deeply");
-      return 0;
-    }
-    int64_t v;
-    if (accept("-"))
-      v = subtract(0, parse_unary());
-    else if (accept("!"))
-      v = parse_unary() == 0;
-    else
-      v = parse_primary();
-    --depth_;
-    return v;
-  }
-  int64_t parse_primary() {
-    skip_space();
-    if (++depth_ > 64) {
-      fail("nested too deeply");
-      return 0;
-    }
-    int64_t v = parse_primary_inner();
-    --depth_;
-    return v;
-  }
-  int64_t parse_primary_inner() {
-    if (pos_ >= s_.size()) {
-      fail("unexpected end");
-      return 0;
-    }
-    if (accept("(")) {
-      int64_t v = parse_or();
-      if (!accept(")")) fail("missing ')'");
-      return v;
-    }
-    char c = s_[pos_];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      int64_t v = 0;
-      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
-        if (v > (int64_t{1} << 50)) {
-          fail("number too large");
-          return 0;
-        }
-        v = v * 10 + (s_[pos_++] - '0');
-      }
-      return v;
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      size_t start = pos_;
-      while (pos_ < s_.size() &&
-             (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
-        ++pos_;
-      std::string name = s_.substr(start, pos_ - start);
-      if (accept("(")) return call(name);
-      auto it = vars_.find(name);
-      if (it == vars_.end()) {
-        fail("unknown name '" + name + "'");
-        return 0;
-      }
-      return it->second;
-    }
-    fail("unexpected '" + std::string(1, c) + "'");
-    return 0;
-  }
-  int64_t call(const std::string& name) {
-    std::vector<int64_t> args;
-    if (!accept(")")) {
-      do args.push_back(parse_or());
-      while (error_.empty() && accept(","));
-      if (!accept(")")) fail("missing ')' after arguments of " + name);
-    }
+  int64_t binary(const std::string& op, int64_t a, int64_t b) {
     if (!error_.empty()) return 0;
-    if (args.size() != 2) {
-      fail(name + " takes two arguments");
-      return 0;
-    }
-    int64_t a = args[0], b = args[1];
+    if (op == "+") return add(a, b);
+    if (op == "-") return subtract(a, b);
+    if (op == "*") return multiply(a, b);
+    if (op == "/") return divide(a, b, false);
+    if (op == "%") return divide(a, b, true);
+    if (op == "<") return a < b;
+    if (op == "<=") return a <= b;
+    if (op == ">") return a > b;
+    if (op == ">=") return a >= b;
+    if (op == "==") return a == b;
+    if (op == "!=") return a != b;
+    if (op == "&&") return a != 0 && b != 0;
+    return a != 0 || b != 0;  // "||", the parser's last operator
+  }
+  int64_t call(const std::string& name, int64_t a, int64_t b) {
+    if (!error_.empty()) return 0;
     if (name == "min") return a < b ? a : b;
     if (name == "max") return a > b ? a : b;
-    if (name == "cdiv" || name == "align") {
-      if (b <= 0) {
-        fail(name + " needs a positive second argument");
-        return 0;
-      }
-      const int64_t q = divide(subtract(add(a, b), 1), b, false);
-      return name == "cdiv" ? q : multiply(q, b);
+    if (b <= 0) {  // cdiv, align
+      fail(name + " needs a positive second argument");
+      return 0;
     }
-    fail("unknown function '" + name + "'");
-    return 0;
+    const int64_t q = divide(subtract(add(a, b), 1), b, false);
+    return name == "cdiv" ? q : multiply(q, b);
   }
 
-  const std::string& s_;
   const Variables& vars_;
-  size_t pos_ = 0;
-  int depth_ = 0;
   std::string error_;
 };
 
+// How tightly an operator binds, in C++ and in the contract language alike
+// (loosest first: || && (== !=) (< <= > >=) (+ -) (* / %)); 7: a unary
+// operator, a call, a name or a number.
+int binding(const Node& n) {
+  if (n.kind != Node::kBinary) return 7;
+  static const std::map<std::string, int> levels = {
+      {"||", 1}, {"&&", 2}, {"==", 3}, {"!=", 3}, {"<", 4}, {"<=", 4}, {">", 4},
+      {">=", 4}, {"+", 5},  {"-", 5},  {"*", 6},  {"/", 6}, {"%", 6}};
+  return levels.at(n.name);
+}
+
+std::string print_cpp(const Node& n, const std::set<std::string>& wide);
+
+// An operand, in parentheses where it binds more loosely than its place needs.
+std::string operand(const Node& n, int needs, const std::set<std::string>& wide) {
+  const std::string text = print_cpp(n, wide);
+  return binding(n) < needs ? "(" + text + ")" : text;
+}
+
+std::string print_cpp(const Node& n, const std::set<std::string>& wide) {
+  switch (n.kind) {
+    case Node::kNumber:
+      return std::to_string(n.number) + "LL";
+    case Node::kName:
+      return wide.count(n.name) ? n.name : "(long long)" + n.name;
+    case Node::kNegate: {
+      // -(-x), never --x (C's decrement).
+      const Node& x = *n.args[0];
+      const bool wrap = x.kind == Node::kBinary || x.kind == Node::kNegate;
+      return wrap ? "-(" + print_cpp(x, wide) + ")" : "-" + print_cpp(x, wide);
+    }
+    case Node::kNot:
+      // As a long long, so that arithmetic on it sees 0 or 1 as evaluated.
+      return "(long long)!" + operand(*n.args[0], 7, wide);
+    case Node::kBinary: {
+      // Left-associative: the right operand of an operator of the same level
+      // keeps its parentheses (a - (b - c)).
+      // && inside || keeps its parentheses too, as compilers ask.
+      const int level = binding(n), left = n.name == "||" ? 3 : level;
+      return operand(*n.args[0], left, wide) + " " + n.name + " " +
+             operand(*n.args[1], level + 1 + (n.name == "||"), wide);
+    }
+    case Node::kCall:
+      return "kopt_" + n.name + "(" + print_cpp(*n.args[0], wide) + ", " +
+             print_cpp(*n.args[1], wide) + ")";
+  }
+  return "0LL";
+}
+
 }  // namespace
 
-Status evaluate_expression(const std::string& text, const Variables& vars, int64_t* out) {
+Status Expression::parse(const std::string& text, Expression* out) {
   if (text.size() > 1000) return Status::error("expression longer than 1000 characters");
-  return Parser(text, vars).parse(out);
+  NodePtr root;
+  KOPT_RETURN_IF_ERROR(Parser(text).parse(&root));
+  out->root_ = std::shared_ptr<const Node>(std::move(root));
+  out->text_ = text;
+  return Status();
+}
+
+Expression Expression::constant(int64_t value) {
+  Expression e;
+  NodePtr n = make_node(Node::kNumber);
+  n->number = value;
+  e.root_ = std::shared_ptr<const Node>(std::move(n));
+  e.text_ = std::to_string(value);
+  return e;
+}
+
+Status Expression::evaluate(const Variables& vars, int64_t* out) const {
+  if (!root_) return Status::error("expression not parsed");
+  Evaluator e(vars);
+  const int64_t v = e.value(*root_);
+  if (!e.error().empty()) return Status::error("expression '" + text_ + "': " + e.error());
+  *out = v;
+  return Status();
+}
+
+std::string Expression::to_cpp(const std::set<std::string>& wide) const {
+  if (!root_) return "0LL";
+  // Whole, so that it can stand beside any operator where it is used.
+  return binding(*root_) < 7 ? "(" + print_cpp(*root_, wide) + ")" : print_cpp(*root_, wide);
+}
+
+Status evaluate_expression(const std::string& text, const Variables& vars, int64_t* out) {
+  Expression e;
+  KOPT_RETURN_IF_ERROR(Expression::parse(text, &e));
+  return e.evaluate(vars, out);
 }
 
 }  // namespace kopt

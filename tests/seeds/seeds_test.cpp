@@ -28,7 +28,7 @@ TEST(SeedsTest, SeedsHaveTheirDistinctShapes) {
       parse_candidate(find_seed(test::w4a16_problem(), "splitk")->source, {}, &splitk).ok());
   EXPECT_TRUE(vec.spec.relayout.has_value());  // load-time re-layout
   EXPECT_EQ(splitk.spec.launches.size(), 2u);  // partial sums + reduction
-  EXPECT_NE(splitk.spec.workspace_bytes, "0");
+  EXPECT_NE(splitk.spec.workspace_bytes.text(), "0");
 }
 
 // Every seed passes the same static checks as any candidate.

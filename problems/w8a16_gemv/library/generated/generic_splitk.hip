@@ -19,7 +19,7 @@ namespace kopt_generic_splitk {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return true && (K % 16 == 0);
+  return true && (K % 16LL == 0LL);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
@@ -29,7 +29,7 @@ long long kopt_packed_bytes(const KoptShapeArgs& a) {
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return (SPLIT * N * 4);
+  return ((long long)SPLIT * N * 4LL);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   (void)a; (void)canonical; (void)packed; (void)stream;
@@ -38,8 +38,8 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_generic_splitk_gemv_partial<<<dim3((unsigned)(kopt_cdiv(N, WARPS * ROWS)), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N);
-  kopt_generic_splitk_reduce_partials<<<dim3((unsigned)(kopt_cdiv(N, 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N);
+  kopt_generic_splitk_gemv_partial<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
+  kopt_generic_splitk_reduce_partials<<<dim3((unsigned)kopt_cdiv(N, 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_generic_splitk

@@ -8,6 +8,8 @@
 #define ROWS 1
 #define UNROLL 2
 #define WARPS 4
+#define KOPT_SHAPE_K 384
+#define KOPT_SHAPE_N 5120
 #define gemv kopt_k384x5120_gemv
 
 namespace kopt_k384x5120 {
@@ -19,7 +21,7 @@ namespace kopt_k384x5120 {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return true && (K % 16 == 0);
+  return true && (K % 16LL == 0LL);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
@@ -29,7 +31,7 @@ long long kopt_packed_bytes(const KoptShapeArgs& a) {
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return (0);
+  return 0LL;
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   (void)a; (void)canonical; (void)packed; (void)stream;
@@ -38,7 +40,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_k384x5120_gemv<<<dim3((unsigned)(kopt_cdiv(N, WARPS * ROWS)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N);
+  kopt_k384x5120_gemv<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_k384x5120
@@ -46,6 +48,8 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef ROWS
 #undef UNROLL
 #undef WARPS
+#undef KOPT_SHAPE_K
+#undef KOPT_SHAPE_N
 
 #if KOPT_HOST_PASS
 extern const KoptKernelEntry kopt_entry_k384x5120 = {{384, 5120, 0, 0}, "vec {\"ROWS\":1,\"UNROLL\":2,\"WARPS\":4}", kopt_k384x5120::kopt_supported, kopt_k384x5120::kopt_packed_bytes, kopt_k384x5120::kopt_workspace_bytes, kopt_k384x5120::kopt_relayout, kopt_k384x5120::kopt_call, false};

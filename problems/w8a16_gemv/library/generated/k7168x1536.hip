@@ -8,6 +8,8 @@
 #define ROWS 1
 #define SPLIT 8
 #define WARPS 4
+#define KOPT_SHAPE_K 7168
+#define KOPT_SHAPE_N 1536
 #define gemv_partial kopt_k7168x1536_gemv_partial
 #define reduce_partials kopt_k7168x1536_reduce_partials
 
@@ -21,7 +23,7 @@ namespace kopt_k7168x1536 {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return true && (K % 16 == 0);
+  return true && (K % 16LL == 0LL);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
@@ -31,7 +33,7 @@ long long kopt_packed_bytes(const KoptShapeArgs& a) {
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return (SPLIT * N * 4);
+  return ((long long)SPLIT * N * 4LL);
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   (void)a; (void)canonical; (void)packed; (void)stream;
@@ -40,8 +42,8 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_k7168x1536_gemv_partial<<<dim3((unsigned)(kopt_cdiv(N, WARPS * ROWS)), (unsigned)(SPLIT), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N);
-  kopt_k7168x1536_reduce_partials<<<dim3((unsigned)(kopt_cdiv(N, 256)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(256), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N);
+  kopt_k7168x1536_gemv_partial<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
+  kopt_k7168x1536_reduce_partials<<<dim3((unsigned)kopt_cdiv(N, 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_k7168x1536
@@ -49,6 +51,8 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef ROWS
 #undef SPLIT
 #undef WARPS
+#undef KOPT_SHAPE_K
+#undef KOPT_SHAPE_N
 
 #if KOPT_HOST_PASS
 extern const KoptKernelEntry kopt_entry_k7168x1536 = {{7168, 1536, 0, 0}, "splitk {\"ROWS\":1,\"SPLIT\":8,\"WARPS\":4}", kopt_k7168x1536::kopt_supported, kopt_k7168x1536::kopt_packed_bytes, kopt_k7168x1536::kopt_workspace_bytes, kopt_k7168x1536::kopt_relayout, kopt_k7168x1536::kopt_call, false};

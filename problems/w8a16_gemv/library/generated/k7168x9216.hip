@@ -8,6 +8,8 @@
 #define ROWS 2
 #define UNROLL 2
 #define WARPS 2
+#define KOPT_SHAPE_K 7168
+#define KOPT_SHAPE_N 9216
 #define gemv kopt_k7168x9216_gemv
 
 namespace kopt_k7168x9216 {
@@ -19,7 +21,7 @@ namespace kopt_k7168x9216 {
 bool kopt_supported(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return true && (K % 16 == 0);
+  return true && (K % 16LL == 0LL);
 }
 long long kopt_packed_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
@@ -29,7 +31,7 @@ long long kopt_packed_bytes(const KoptShapeArgs& a) {
 long long kopt_workspace_bytes(const KoptShapeArgs& a) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  return (0);
+  return 0LL;
 }
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   (void)a; (void)canonical; (void)packed; (void)stream;
@@ -38,7 +40,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_k7168x9216_gemv<<<dim3((unsigned)(kopt_cdiv(N, WARPS * ROWS)), (unsigned)(1), (unsigned)(1)), dim3((unsigned)(WARPS * WARP), (unsigned)(1), (unsigned)(1)), (unsigned)((0)), stream>>>(x, w, y, ws, (int)K, (int)N);
+  kopt_k7168x9216_gemv<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_k7168x9216
@@ -46,6 +48,8 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef ROWS
 #undef UNROLL
 #undef WARPS
+#undef KOPT_SHAPE_K
+#undef KOPT_SHAPE_N
 
 #if KOPT_HOST_PASS
 extern const KoptKernelEntry kopt_entry_k7168x9216 = {{7168, 9216, 0, 0}, "vec {\"ROWS\":2,\"UNROLL\":2,\"WARPS\":2}", kopt_k7168x9216::kopt_supported, kopt_k7168x9216::kopt_packed_bytes, kopt_k7168x9216::kopt_workspace_bytes, kopt_k7168x9216::kopt_relayout, kopt_k7168x9216::kopt_call, false};

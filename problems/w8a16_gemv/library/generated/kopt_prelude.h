@@ -153,6 +153,20 @@ KOPT_INLINE kopt_u32 kopt_dot4_u8(kopt_u32 a, kopt_u32 b, kopt_u32 c) {
 #endif
 }
 
+// c + Σ a.byte[i] * b.byte[i] with a's bytes signed and b's unsigned: one
+// dp4a on NVIDIA; gfx906 has no mixed-sign form, so there it is two signed
+// dot products over b's low seven bits and its top bit (exact).
+KOPT_INLINE int kopt_dot4_s8u8(int a, kopt_u32 b, int c) {
+#if defined(KOPT_NVIDIA)
+  int d;
+  asm("dp4a.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  const int low = __builtin_amdgcn_sdot4(a, (int)(b & 0x7F7F7F7Fu), c, false);
+  return low + 128 * __builtin_amdgcn_sdot4(a, (int)((b >> 7) & 0x01010101u), 0, false);
+#endif
+}
+
 // Two nibbles to two halves in one logic op: (u >> shift) & 0x000F000F with
 // the exponent bits of 1024.0 ORed in gives half2(1024 + q_lo, 1024 + q_hi),
 // exactly. Nibble i of a 32-bit word pairs with nibble i + 4.
