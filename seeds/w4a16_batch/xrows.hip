@@ -186,7 +186,11 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
   }
 
   // A tile's loads: 16 bytes of each of the group's columns at the lane's
-  // chunk and its group's (scale, offset); zeros past K.
+  // chunk and its group's (scale, offset). Past K: the last chunk's q (the
+  // same bytes for every such lane) with zero scale and offset and zero x,
+  // so nothing is added (a select of q against zeros made the compiler wait
+  // for the load where it was issued).
+  const int chunk_read = min(chunk, chunks - 1);
   struct Stage {
     uint4 q[ROWS];
     __half2 so[ROWS];
@@ -196,8 +200,7 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
     for (int c = 0; c < ROWS; ++c) {
       const int col =
           min(tile * PER_TILE + group * ROWS + c, N - 1);  // past N: a copy, never written
-      st.q[c] = inside ? kopt_load16_no_l1(w + (kopt_u64)col * (K / 2) + (kopt_u64)chunk * 16)
-                       : make_uint4(0u, 0u, 0u, 0u);
+      st.q[c] = kopt_load16_no_l1(w + (kopt_u64)col * (K / 2) + (kopt_u64)chunk_read * 16);
       st.so[c] = inside ? reinterpret_cast<const __half2*>(
                               w + q_bytes)[(kopt_u64)col * groups + chunk * 32 / G]
                         : __floats2half2_rn(0.f, 0.f);
