@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "klanes",
-  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, 16-byte pieces swizzled so a quarter-warp's reads hit distinct banks; it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
+  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
   "launches": [{"kernel": "gemm",
@@ -244,12 +244,16 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     }
 
   // The slice's x, all rows, staged once in fixed point (the weight stages
-  // above are in flight meanwhile), one thread per row and chunk. Piece p of
-  // chunk c goes to slot p ^ ((c >> 1) & 3): the eight lanes a 16-byte shared
-  // read serves at once then hit eight distinct 16-byte bank groups. Rows past
-  // M are zeros: every row is computed, no branch.
-  uint4* x_pieces = klanes_x;                                                  // [MR][per][W][4]
-  float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * W * 4);  // [MR][per][W]
+  // above are in flight meanwhile), one thread per row and chunk. Rows past
+  // M are zeros: every row is computed, no branch. Laid out [step][row]
+  // [piece][lane]: the lanes' 16-byte reads of a piece are consecutive (no
+  // bank conflicts), and every read of a stage is one per-stage address plus
+  // a constant offset. (Rows a runtime stride apart and pieces swizzled by
+  // lane cost about ten integer ops of addressing a row beside its 32 dp4a;
+  // laid out so: M = 8 227.68 -> 214.95 us, M = 16 395.35 -> 371.29, M = 4
+  // 162.58 -> 155.44 on the H100's contest sums.)
+  uint4* x_pieces = klanes_x;                                                  // [per][MR][4][W]
+  float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * W * 4);  // [per][MR][W]
   for (int item = threadIdx.x; item < MR * nsteps * W; item += WARPS * W) {
     const int c = item % W, rs = item / W, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * W + c;
     uint4 h[4] = {};
@@ -261,9 +265,9 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     uint4 pieces[4];
     float scale, sum;
     klanes_fixed_chunk(h, pieces, &scale, &sum);
-    const int at = (r * per + s) * W + c;
+    const int at = (s * MR + r) * W + c;
 #pragma unroll
-    for (int p = 0; p < 4; ++p) x_pieces[at * 4 + (p ^ ((c >> 1) & 3))] = pieces[p];
+    for (int p = 0; p < 4; ++p) x_pieces[((s * MR + r) * 4 + p) * W + c] = pieces[p];
     x_scales[at] = make_float2(scale, sum);
   }
   __syncthreads();
@@ -296,9 +300,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         even[j] = v & 0x0F0F0F0Fu;
         odd[j] = (v >> 4) & 0x0F0F0F0Fu;
       }
+      const uint4* x_part = x_pieces + (s * MR * 4 + part) * W + lane;
 #pragma unroll
       for (int r = 0; r < MR; ++r) {
-        const uint4 xp = x_pieces[((r * per + s) * W + lane) * 4 + (part ^ ((lane >> 1) & 3))];
+        const uint4 xp = x_part[r * 4 * W];
 #pragma unroll
         for (int j = 0; j < COLS; ++j) {
           const bool carry = CHAIN && part > 0;
@@ -317,9 +322,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       sc[j] = so.x;
       of[j] = so.y;
     }
+    const float2* x_scale = x_scales + s * MR * W + lane;
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
-      const float2 xs = x_scales[(r * per + s) * W + lane];
+      const float2 xs = x_scale[r * W];
 #pragma unroll
       for (int j = 0; j < COLS; ++j) {
         const int d = CHAIN ? high[r][j] * 256 + low[r][j] : dot[r][j];
