@@ -216,7 +216,9 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
       return gpu_fail(e, "allocating the batched workspace");
     }
     if (w->batched_layout == 0 && kopt_xrows_kernel(2, K, args.G, args.warp))
-      w->description += " (M 2-4: xrows, M >= 5: klanes; batched)";
+      w->description += kopt_xrows_preferred(4, K, N) && kopt_xrows_kernel(4, K, args.G, args.warp)
+                            ? " (M 2-4: xrows, M >= 5: klanes; batched)"
+                            : " (M 2: xrows, M >= 3: klanes; batched)";
     else
       w->description += " (M >= " + std::to_string(kopt_batched_min_rows(K)) + ": klanes, batched)";
   }
@@ -248,14 +250,16 @@ int kopt_w4a16_gemm(const kopt_w4a16_weights* w, const void* x, int x_dtype, int
   // Blocks of rows: up to the largest bucket at once on the batched kernels
   // (the weights read once per block) where they serve this shape and the
   // block has enough rows to gain, else one row at a time on the entry. 2 to
-  // 4 rows run on the register path (xrows) where it serves the shape: it
-  // reads the packed layout, with as many warps a block as K needs.
+  // 4 rows run on the register path (xrows) where it serves the shape and is
+  // the faster (kopt_xrows_preferred): it reads the packed layout, with as
+  // many warps a block as K needs.
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
     rows = M - m0 < w->batched_rows ? M - m0 : w->batched_rows;
-    const KoptXrowsKernel* in_registers =
-        w->batched_layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows
-            ? kopt_xrows_kernel(rows, K, w->args.G, w->args.warp)
-            : nullptr;
+    const KoptXrowsKernel* in_registers = w->batched_layout == 0 && rows >= 2 &&
+                                                  rows <= kKoptXrowsMaxRows &&
+                                                  kopt_xrows_preferred(rows, K, N)
+                                              ? kopt_xrows_kernel(rows, K, w->args.G, w->args.warp)
+                                              : nullptr;
     if (!in_registers && (w->batched_layout < 0 || rows < kopt_batched_min_rows(K))) rows = 1;
     const char* x_m =
         static_cast<const char*>(x) + static_cast<size_t>(m0) * K * dtype_bytes(x_dtype);

@@ -102,6 +102,16 @@ constexpr int kKoptXrowsBuckets[] = {2, 4};
 constexpr int kKoptXrowsMaxRows = 4;
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
+// Which path 3 or 4 rows take where both serve the shape. Measured on an
+// H100 (2026-11-26, fb84130, PERFORMANCE.md), 4 rows: klanes's 4-row bucket
+// is faster where the weights are large (K x N of 16M and more: 7168x9216
+// 27.90 against xrows's 30.52 us, 4608x7168 17.68 against 18.24) or K is
+// short (under 1024: 512x7168 5.12 against 6.88), xrows elsewhere (7168x1536
+// 8.01 against 9.52, 3072x5120 9.98 against 10.51). 2 rows stay on xrows.
+inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
+  return rows <= 2 || (K >= 1024 && K * N < (16LL << 20));
+}
+
 // The seed's parameters in the library: ROWS 4 columns per lane group, LPR
 // 32 lanes a group, OCC 0 (as many blocks an SM as the register estimate
 // lets it hold, at most 32 warps); KSPLIT the warps one chunk per lane needs.

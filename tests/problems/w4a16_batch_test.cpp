@@ -267,6 +267,21 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
   EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
 }
 
+// The library's choice for 3 and 4 rows between the two paths: xrows up to
+// 2 rows always; at 3 and 4 klanes for large weights (K x N >= 16M) and for
+// short K (< 1024), as measured on the contest shapes.
+TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
+  for (long long rows : {1, 2}) EXPECT_TRUE(kopt_xrows_preferred(rows, 7168, 9216));
+  for (long long rows : {3, 4}) {
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 7168, 9216));  // 66M weights
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 4096, 4096));  // exactly 16M
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 4096, 4095));
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 7168, 1536));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 512, 7168));  // short K
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 1024, 7168));
+  }
+}
+
 // A batch-1 kernel (it computes row 0 and leaves the others) is rejected:
 // every row of Y is poisoned and checked.
 TEST(W4a16BatchTest, AKernelThatComputesRowZeroOnlyIsNotWritten) {
