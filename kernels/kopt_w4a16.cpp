@@ -2,6 +2,7 @@
 // Compiled as CUDA (NVIDIA) or HIP (AMD); depends on the GPU runtime only.
 #include "include/kopt_w4a16.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -182,7 +183,8 @@ int kopt_w4a16_create(const void* qweight, const void* scales, const void* offse
   }
   auto* w = new kopt_w4a16_weights();
   unsigned char* expected = nullptr;
-  w->batched_rows = static_cast<int>(kopt_batched_max_rows(K, args.G, args.warp));
+  w->batched_rows = static_cast<int>(
+      std::min(kopt_batched_max_rows(K, args.G, args.warp), kopt_batched_built_rows()));
   w->batched_layout = batched_layout_of(entry, args, w->batched_rows, blob, stream, &expected);
   const char* step = "";
   if ((e = kopt_weights_init(w, entry, args, kind, blob, stream, &step)) != hipSuccess) {

@@ -33,4 +33,8 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
 // The build for the smallest bucket that holds `rows` rows in `layout`
 // (kKoptBatchedBuckets in order); nullptr past the last bucket.
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout);
+
+// The largest bucket this library has builds for (16; 8 in an AMD build,
+// whose 16-row build is left out: see kopt_w4a16_batched.hip).
+long long kopt_batched_built_rows();
 #endif

@@ -1,6 +1,6 @@
 // The library's batched kernels: the w4a16_batch problem's `klanes` seed
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
-// (2 rows for long K only) and both weight layouts it reads, its `xrows`
+// (2 rows for long K only; 16 not on AMD) and both weight layouts it reads, its `xrows`
 // seed for 2 and 4 rows and each number of warps of a block, and their
 // tables.
 #include "kopt_launch.h"
@@ -16,9 +16,14 @@
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
 #include "kopt_w4a16_batched_instance.inc"
+// 16 rows: not on AMD, where a wavefront of 64 holds a step of 8 rows at
+// most in shared memory (kopt_batched_max_rows), so the build would never
+// run, and it needs scratch on gfx906 (256 VGPRs).
+#if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
 #include "kopt_w4a16_batched_instance.inc"
+#endif
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 1
 #include "kopt_w4a16_batched_instance.inc"
@@ -28,9 +33,11 @@
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 1
 #include "kopt_w4a16_batched_instance.inc"
+#if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 1
 #include "kopt_w4a16_batched_instance.inc"
+#endif
 
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 1
@@ -90,17 +97,28 @@ const KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m2_0_build::kParams, kopt_klanes_m2_0_build::call, kopt_klanes_m2_0_build::lay_out},
     {kopt_klanes_m4_0_build::kParams, kopt_klanes_m4_0_build::call, kopt_klanes_m4_0_build::lay_out},
     {kopt_klanes_m8_0_build::kParams, kopt_klanes_m8_0_build::call, kopt_klanes_m8_0_build::lay_out},
+#if !defined(KOPT_AMD)
     {kopt_klanes_m16_0_build::kParams, kopt_klanes_m16_0_build::call, kopt_klanes_m16_0_build::lay_out},
+#endif
     {kopt_klanes_m2_1_build::kParams, kopt_klanes_m2_1_build::call, kopt_klanes_m2_1_build::lay_out},
     {kopt_klanes_m4_1_build::kParams, kopt_klanes_m4_1_build::call, kopt_klanes_m4_1_build::lay_out},
     {kopt_klanes_m8_1_build::kParams, kopt_klanes_m8_1_build::call, kopt_klanes_m8_1_build::lay_out},
+#if !defined(KOPT_AMD)
     {kopt_klanes_m16_1_build::kParams, kopt_klanes_m16_1_build::call, kopt_klanes_m16_1_build::lay_out},
+#endif
     {{0, 0}, nullptr, nullptr}};
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout) {
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows) return k;
   return nullptr;
+}
+
+long long kopt_batched_built_rows() {
+  long long most = 0;
+  for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
+    most = k->params.rows > most ? k->params.rows : most;
+  return most;
 }
 
 const KoptXrowsKernel kKoptXrowsKernels[] = {

@@ -58,16 +58,18 @@ enum {
  * y: fp32, fp16 or bf16. The kernels accumulate in fp32 and convert y once.
  * bf16 x is converted to fp16 before the kernel (exact for |x| between
  * 2^-14 and 65504; beyond 65504 it saturates, below 2^-14 it loses bits as
- * fp16 subnormals do). Fewer than 4 rows run one after another on the
- * batch-1 kernel chosen for the shape; 4 or more run on the batched
- * kernels, which read the weights once for up to 16 rows (buckets of 4, 8,
- * 16 rows; larger M in blocks of 16), where the shape's weights are in a
- * layout they read (K and G multiples of 32, the batch-1 kernel's layout
- * checked byte for byte at create); otherwise rows run one after another. kopt_w4a16_kernel says
- * which. Weights imported with a K order (GPTQ act-order) gather x in that order. One weights
- * object serves one stream at a time (it holds the staging buffers of x and y, 16 rows each, and
- * the batched kernels' workspace, allocated at create so that calls allocate nothing and can be
- * captured in a graph). Since 1.1; batched kernels since 1.2. */
+ * fp16 subnormals do). One row runs on the batch-1 kernel chosen for the
+ * shape; 2 or more on the batched kernels, which read the weights once for
+ * up to 16 rows (a register path for 2 to 4 rows up to K = 8192, a shared
+ * memory path in buckets of 4, 8 and 16 rows, and 2 past K = 8192; 8 at
+ * most on a wavefront of 64; larger M in blocks of the largest), where the
+ * shape's weights are in a layout they read (K and G multiples of 32, the
+ * batch-1 kernel's layout checked byte for byte at create); otherwise rows
+ * run one after another. kopt_w4a16_kernel says which. Weights imported with a K order (GPTQ
+ * act-order) gather x in that order. One weights object serves one stream at a time (it holds the
+ * staging buffers of x and y, 16 rows each, and the batched kernels' workspace, allocated at create
+ * so that calls allocate nothing and can be captured in a graph). Since 1.1; batched kernels
+ * since 1.2. */
 int kopt_w4a16_gemm(const kopt_w4a16_weights* weights, const void* x, int x_dtype, int M, void* y,
                     int y_dtype, void* stream);
 
