@@ -2,16 +2,39 @@
 
 #include <cctype>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
 namespace kopt {
 
+namespace {
+
+// The binary operators, described once for the parser, the evaluator and
+// the C++ printer: each with how tightly it binds, the same in the contract
+// language and in C++ (1 loosest; 7 is a unary operator, a call, a name or
+// a number). Within a level a longer spelling comes before its prefix (<=
+// before <), as the parser tries them in this order.
+enum class BinaryOp { kOr, kAnd, kEq, kNe, kLe, kGe, kLt, kGt, kAdd, kSub, kMul, kDiv, kMod };
+struct BinarySpelling {
+  BinaryOp op;
+  const char* text;
+  int level;
+};
+constexpr BinarySpelling kBinaryOps[] = {
+    {BinaryOp::kOr, "||", 1}, {BinaryOp::kAnd, "&&", 2}, {BinaryOp::kEq, "==", 3},
+    {BinaryOp::kNe, "!=", 3}, {BinaryOp::kLe, "<=", 4},  {BinaryOp::kGe, ">=", 4},
+    {BinaryOp::kLt, "<", 4},  {BinaryOp::kGt, ">", 4},   {BinaryOp::kAdd, "+", 5},
+    {BinaryOp::kSub, "-", 5}, {BinaryOp::kMul, "*", 6},  {BinaryOp::kDiv, "/", 6},
+    {BinaryOp::kMod, "%", 6}};
+constexpr int kTightestBinary = 6, kUnaryLevel = 7;
+
+}  // namespace
+
 struct Expression::Node {
   enum Kind { kNumber, kName, kNegate, kNot, kBinary, kCall } kind = kNumber;
   int64_t number = 0;
-  std::string name;  // the variable, the function, or the binary operator
+  std::string name;                    // the variable or the function
+  const BinarySpelling* op = nullptr;  // kBinary
   std::vector<std::unique_ptr<Node>> args;
 };
 
@@ -27,20 +50,21 @@ NodePtr make_node(Node::Kind kind, std::string name = {}) {
   return n;
 }
 
-NodePtr binary(const char* op, NodePtr a, NodePtr b) {
-  NodePtr n = make_node(Node::kBinary, op);
+NodePtr binary(const BinarySpelling* op, NodePtr a, NodePtr b) {
+  NodePtr n = make_node(Node::kBinary);
+  n->op = op;
   n->args.push_back(std::move(a));
   n->args.push_back(std::move(b));
   return n;
 }
 
-// Recursive descent; precedence from loosest: || && (== !=) (< <= > >=) (+ -) (* / %) unary.
+// Recursive descent over kBinaryOps's levels, then unary operators.
 class Parser {
  public:
   explicit Parser(const std::string& text) : s_(text) {}
 
   Status parse(NodePtr* out) {
-    NodePtr root = parse_or();
+    NodePtr root = parse_binary(1);
     skip_space();
     if (error_.empty() && pos_ != s_.size()) fail("unexpected '" + s_.substr(pos_, 1) + "'");
     if (!error_.empty()) return Status::error("expression '" + s_ + "': " + error_);
@@ -64,40 +88,22 @@ class Parser {
     }
     return false;
   }
-  // A left-associative level: `next` parses the operands, `ops` the
-  // operators in the order they are tried (a longer one before its prefix).
-  template <typename Next>
-  NodePtr level(Next next, std::initializer_list<const char*> ops) {
-    NodePtr v = next();
-    for (;;) {
-      if (!error_.empty()) return v;
-      const char* found = nullptr;
-      for (const char* op : ops)
-        if (accept(op)) {
-          found = op;
+  // Operators of `level` (left-associative) over operands of the levels
+  // that bind more tightly.
+  NodePtr parse_binary(int level) {
+    if (level > kTightestBinary) return parse_unary();
+    NodePtr v = parse_binary(level + 1);
+    while (error_.empty()) {
+      const BinarySpelling* found = nullptr;
+      for (const BinarySpelling& o : kBinaryOps)
+        if (o.level == level && accept(o.text)) {
+          found = &o;
           break;
         }
       if (!found) return v;
-      v = binary(found, std::move(v), next());
+      v = binary(found, std::move(v), parse_binary(level + 1));
     }
-  }
-  NodePtr parse_or() {
-    return level([this] { return parse_and(); }, {"||"});
-  }
-  NodePtr parse_and() {
-    return level([this] { return parse_equality(); }, {"&&"});
-  }
-  NodePtr parse_equality() {
-    return level([this] { return parse_relational(); }, {"==", "!="});
-  }
-  NodePtr parse_relational() {
-    return level([this] { return parse_additive(); }, {"<=", ">=", "<", ">"});
-  }
-  NodePtr parse_additive() {
-    return level([this] { return parse_multiplicative(); }, {"+", "-"});
-  }
-  NodePtr parse_multiplicative() {
-    return level([this] { return parse_unary(); }, {"*", "/", "%"});
+    return v;
   }
   NodePtr parse_unary() {
     if (++depth_ > 64) {
@@ -133,7 +139,7 @@ class Parser {
       return make_node(Node::kNumber);
     }
     if (accept("(")) {
-      NodePtr v = parse_or();
+      NodePtr v = parse_binary(1);
       if (!accept(")")) fail("missing ')'");
       return v;
     }
@@ -164,7 +170,7 @@ class Parser {
   NodePtr call(const std::string& name) {
     NodePtr v = make_node(Node::kCall, name);
     if (!accept(")")) {
-      do v->args.push_back(parse_or());
+      do v->args.push_back(parse_binary(1));
       while (error_.empty() && accept(","));
       if (!accept(")")) fail("missing ')' after arguments of " + name);
     }
@@ -207,7 +213,7 @@ class Evaluator {
       case Node::kNot:
         return value(*n.args[0]) == 0;
       case Node::kBinary:
-        return binary(n.name, value(*n.args[0]), value(*n.args[1]));
+        return binary(n.op->op, value(*n.args[0]), value(*n.args[1]));
       case Node::kCall:
         return call(n.name, value(*n.args[0]), value(*n.args[1]));
     }
@@ -251,21 +257,37 @@ class Evaluator {
     if (a == INT64_MIN && b == -1) return remainder ? 0 : checked(true, 0, "/");
     return remainder ? a % b : a / b;
   }
-  int64_t binary(const std::string& op, int64_t a, int64_t b) {
+  int64_t binary(BinaryOp op, int64_t a, int64_t b) {
     if (!error_.empty()) return 0;
-    if (op == "+") return add(a, b);
-    if (op == "-") return subtract(a, b);
-    if (op == "*") return multiply(a, b);
-    if (op == "/") return divide(a, b, false);
-    if (op == "%") return divide(a, b, true);
-    if (op == "<") return a < b;
-    if (op == "<=") return a <= b;
-    if (op == ">") return a > b;
-    if (op == ">=") return a >= b;
-    if (op == "==") return a == b;
-    if (op == "!=") return a != b;
-    if (op == "&&") return a != 0 && b != 0;
-    return a != 0 || b != 0;  // "||", the parser's last operator
+    switch (op) {
+      case BinaryOp::kOr:
+        return a != 0 || b != 0;
+      case BinaryOp::kAnd:
+        return a != 0 && b != 0;
+      case BinaryOp::kEq:
+        return a == b;
+      case BinaryOp::kNe:
+        return a != b;
+      case BinaryOp::kLe:
+        return a <= b;
+      case BinaryOp::kGe:
+        return a >= b;
+      case BinaryOp::kLt:
+        return a < b;
+      case BinaryOp::kGt:
+        return a > b;
+      case BinaryOp::kAdd:
+        return add(a, b);
+      case BinaryOp::kSub:
+        return subtract(a, b);
+      case BinaryOp::kMul:
+        return multiply(a, b);
+      case BinaryOp::kDiv:
+        return divide(a, b, false);
+      case BinaryOp::kMod:
+        return divide(a, b, true);
+    }
+    return 0;
   }
   int64_t call(const std::string& name, int64_t a, int64_t b) {
     if (!error_.empty()) return 0;
@@ -283,16 +305,8 @@ class Evaluator {
   std::string error_;
 };
 
-// How tightly an operator binds, in C++ and in the contract language alike
-// (loosest first: || && (== !=) (< <= > >=) (+ -) (* / %)); 7: a unary
-// operator, a call, a name or a number.
-int binding(const Node& n) {
-  if (n.kind != Node::kBinary) return 7;
-  static const std::map<std::string, int> levels = {
-      {"||", 1}, {"&&", 2}, {"==", 3}, {"!=", 3}, {"<", 4}, {"<=", 4}, {">", 4},
-      {">=", 4}, {"+", 5},  {"-", 5},  {"*", 6},  {"/", 6}, {"%", 6}};
-  return levels.at(n.name);
-}
+// How tightly a node binds (kBinaryOps's levels).
+int binding(const Node& n) { return n.kind == Node::kBinary ? n.op->level : kUnaryLevel; }
 
 std::string print_cpp(const Node& n, const std::set<std::string>& wide);
 
@@ -316,14 +330,15 @@ std::string print_cpp(const Node& n, const std::set<std::string>& wide) {
     }
     case Node::kNot:
       // As a long long, so that arithmetic on it sees 0 or 1 as evaluated.
-      return "(long long)!" + operand(*n.args[0], 7, wide);
+      return "(long long)!" + operand(*n.args[0], kUnaryLevel, wide);
     case Node::kBinary: {
       // Left-associative: the right operand of an operator of the same level
       // keeps its parentheses (a - (b - c)).
       // && inside || keeps its parentheses too, as compilers ask.
-      const int level = binding(n), left = n.name == "||" ? 3 : level;
-      return operand(*n.args[0], left, wide) + " " + n.name + " " +
-             operand(*n.args[1], level + 1 + (n.name == "||"), wide);
+      const bool is_or = n.op->op == BinaryOp::kOr;
+      const int level = n.op->level, left = is_or ? level + 2 : level;
+      return operand(*n.args[0], left, wide) + " " + n.op->text + " " +
+             operand(*n.args[1], level + 1 + is_or, wide);
     }
     case Node::kCall:
       return "kopt_" + n.name + "(" + print_cpp(*n.args[0], wide) + ", " +
@@ -364,7 +379,8 @@ Status Expression::evaluate(const Variables& vars, int64_t* out) const {
 std::string Expression::to_cpp(const std::set<std::string>& wide) const {
   if (!root_) return "0LL";
   // Whole, so that it can stand beside any operator where it is used.
-  return binding(*root_) < 7 ? "(" + print_cpp(*root_, wide) + ")" : print_cpp(*root_, wide);
+  return binding(*root_) < kUnaryLevel ? "(" + print_cpp(*root_, wide) + ")"
+                                       : print_cpp(*root_, wide);
 }
 
 Status evaluate_expression(const std::string& text, const Variables& vars, int64_t* out) {
