@@ -33,7 +33,7 @@ struct BenchColumn {
   std::map<std::string, std::pair<std::string, std::map<std::string, int64_t>>> tuned;
 };
 
-// Reads an export manifest (kernels/generated/MANIFEST.json) and, beside it,
+// Reads an export manifest (kernels/w4a16_gemv/generated/MANIFEST.json) and, beside it,
 // each shape's generated file and the source it includes, the exact code the
 // library compiles: the column times what was shipped.
 Status read_manifest(const Problem& problem, const std::string& path, BenchColumn* column) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kopt_generic_rule.h"
+#include "kernels/common/kopt_generic_rule.h"
 #include "sandbox/contract/candidate.h"
 #include "sandbox/contract/evaluation.h"
 #include "sandbox/contract/problem.h"

@@ -3,10 +3,10 @@
 
 Usage: library_vs_bench.py KOPT_BENCH.json EXAMPLE_BINARY [OUT.md]
 
-KOPT_BENCH.json comes from `kopt bench --tuned kernels/generated/MANIFEST.json
+KOPT_BENCH.json comes from `kopt bench --tuned kernels/w4a16_gemv/generated/MANIFEST.json
 --json ...` (scripts/peers.sh writes one); its "tuned" column timed the
 exported sources through the sandbox (NVRTC, graph replay). The example
-program (kernels/example) times the same kernels compiled ahead of time into
+program (kernels/w4a16_gemv/example) times the same kernels compiled ahead of time into
 the static library, with the same method. Each shape runs in a fresh process,
 so that nothing one shape leaves behind can touch the next (an earlier
 example that left a stream and events behind per shape slowed every later

@@ -6,7 +6,7 @@ Usage: library_vs_seeds.py --example EXAMPLE --kopt KOPT --generic GENERIC.json
                            [--rows M] [--out OUT.md]
 
 For every shape of the named suites (`kopt suites NAME`) and every --shape,
-the library example (kernels/example) verifies y against an fp64 reference
+the library example (kernels/w4a16_gemv/example) verifies y against an fp64 reference
 (the 1e-2 rule) and times the library's call, each shape in a fresh process.
 The best seed is the fastest of kopt's seeds at their default parameters
 (naive, splitk, vec, dot, gen), each timed by kopt's own protocol: from

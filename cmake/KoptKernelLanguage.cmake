@@ -32,13 +32,13 @@ function(kopt_kernel_sources)
   set_source_files_properties(${ARGN} PROPERTIES LANGUAGE ${KOPT_KERNEL_LANGUAGE})
 endfunction()
 
-# What every problem's static library needs: the shared headers (kernels/),
+# What every problem's static library needs: the shared headers (kernels/common),
 # the kernel flags, its version, and the GPU runtime. The archive holds C++
 # objects (the API, the host launch code, the GPU runtime's own static part):
 # a program linked by the C compiler gets the C++ runtime and libm from
 # here, since CMake links such a consumer with its C linker.
 function(kopt_kernel_library target version)
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/common)
   target_compile_features(${target} PRIVATE cxx_std_17)
   target_compile_options(${target} PRIVATE ${KOPT_HIP_FLAGS})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON VERSION ${version})

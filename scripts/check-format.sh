@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a C++ file of the project differs from what the committed
 # .clang-format makes of it; `scripts/check-format.sh --fix` rewrites them.
-# Generated kernels (kernels/generated and every problem's library/generated) and HIP candidate sources (seeds,
+# Generated kernels (every library's kernels/<problem>/generated) and HIP candidate sources (seeds,
 # adversarial test kernels: text a model reads and edits) are left as written.
 set -euo pipefail
 cd "$(dirname "$0")/.."

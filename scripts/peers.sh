@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kopt and its peers in one session on one GPU: `kopt bench` (seeds, the
-# exported kernels of kernels/generated, the vendor BLAS baseline), then
+# exported kernels of kernels/w4a16_gemv/generated, the vendor BLAS baseline), then
 # PyTorch's cuBLAS fp16 and int4 kernels (bench/torch_peers.py), merged into
 # one table with the read-only yardstick. With ROWS > 1, the decode batch:
 # the batched problem's contest suite at M = ROWS (the batched seeds at that
@@ -21,7 +21,7 @@ if [ "$rows" -gt 1 ]; then
     echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"
 else
   # KOPT_BENCH_SEEDS (e.g. gen,dot,splitk) limits the seed columns.
-  "$bin/kopt" bench --suite contest --tuned kernels/generated/MANIFEST.json --baselines --read-only \
+  "$bin/kopt" bench --suite contest --tuned kernels/w4a16_gemv/generated/MANIFEST.json --baselines --read-only \
     ${KOPT_BENCH_SEEDS:+--seeds "$KOPT_BENCH_SEEDS"} \
     --json "$out/kopt-bench.json" --markdown "$out/kopt-bench.md" | tee "$out/kopt-bench.txt" ||
     echo "kopt bench: some kernel failed verification (see above); the table keeps its verdict"

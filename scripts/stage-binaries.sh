@@ -13,7 +13,7 @@ done
 # (PYTHONPATH=.device/python on the GPU machine).
 if [ -f "$build/python/kopt_w4a16/libkopt_w4a16.so" ]; then
   mkdir -p .device/python/kopt_w4a16
-  cp kernels/python/kopt_w4a16/__init__.py .device/python/kopt_w4a16/
+  cp kernels/w4a16_gemv/python/kopt_w4a16/__init__.py .device/python/kopt_w4a16/
   strip -o .device/python/kopt_w4a16/libkopt_w4a16.so "$build/python/kopt_w4a16/libkopt_w4a16.so"
 fi
 ls -la .device

@@ -33,9 +33,9 @@ Verb add_bench_verb(CLI::App& app, VerbContext& context) {
                   "variable (MR=M: a batched shape's rows); repeatable");
   cmd->add_option("--json", b.json_out, "write all results to this JSON file");
   cmd->add_option("--markdown", b.markdown_out, "write the table to this Markdown file");
-  cmd->add_option(
-      "--tuned", b.manifest,
-      "an export manifest (kernels/generated/MANIFEST.json): time its kernels as a 'tuned' column");
+  cmd->add_option("--tuned", b.manifest,
+                  "an export manifest (kernels/w4a16_gemv/generated/MANIFEST.json): time its "
+                  "kernels as a 'tuned' column");
   cmd->add_flag("--baselines", b.baselines,
                 "time the vendor BLAS fp16 GEMV (cuBLAS) on dequantised weights as a peer column");
   cmd->add_flag("--read-only", b.read_only,

@@ -13,7 +13,8 @@ Verb add_export_verb(CLI::App& app, VerbContext& context) {
   cmd->add_option("--suite", c->suite, "named shape suite (kopt suites lists them)");
   cmd->add_option("--shape", c->shapes, "a shape, e.g. KxN; repeatable");
   cmd->add_option("--group", c->group, "group size G")->default_val(64);
-  cmd->add_option("--out", c->out_dir, "output folder (e.g. kernels/generated)")->required();
+  cmd->add_option("--out", c->out_dir, "output folder (e.g. kernels/w4a16_gemv/generated)")
+      ->required();
   cmd->add_flag("--fallbacks-only", c->fallbacks_only,
                 "no database or GPU: rewrite the generic variants and rule, keep the tuned "
                 "entries already in --out");

@@ -159,12 +159,12 @@ class W4a16Batch : public Problem {
   std::string task_prompt() const override { return embedded::kW4a16BatchTask; }
 
   // Served today by kopt_w4a16_gemm, which builds the klanes and xrows seeds
-  // themselves (kernels/kopt_w4a16_batched.hip); `kopt export` of tuned
+  // themselves (kernels/w4a16_gemv/kopt_w4a16_batched.hip); `kopt export` of tuned
   // batched kernels per (M, K, N) into a library of their own is not built.
   LibrarySpec library() const override {
     LibrarySpec spec;
     spec.name = "kopt_w4a16_batch";
-    spec.out_dir = "kernels/batch";
+    spec.out_dir = "kernels/w4a16_batch/generated";
     spec.rule_variables = {"K", "N"};
     spec.generic_variants = {{"generic_tile", "tile", {}, "the tile seed's defaults"},
                              {"generic_rows", "rows", {}, "any shape"}};

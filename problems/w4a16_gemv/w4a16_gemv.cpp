@@ -353,7 +353,7 @@ class W4a16Gemv : public Problem {
   LibrarySpec library() const override {
     LibrarySpec spec;
     spec.name = "kopt_w4a16";
-    spec.out_dir = "kernels/generated";
+    spec.out_dir = "kernels/w4a16_gemv/generated";
     spec.rule_variables = {"K", "N"};
     spec.shipped_manifest = embedded::kW4a16ShippedManifest;
     // The first supported one serves a shape the rule has no data near, so

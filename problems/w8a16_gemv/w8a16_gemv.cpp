@@ -159,7 +159,7 @@ class W8a16Gemv : public Problem {
   LibrarySpec library() const override {
     LibrarySpec spec;
     spec.name = "kopt_w8a16";
-    spec.out_dir = "problems/w8a16_gemv/library/generated";
+    spec.out_dir = "kernels/w8a16_gemv/generated";
     spec.rule_variables = {"K", "N"};
     spec.shipped_manifest = embedded::kW8a16ShippedManifest;
     spec.generic_variants = {

@@ -40,7 +40,7 @@ class Expression {
   // parameter's macro, an int) is cast to long long, parentheses where the
   // tree needs them and around the whole, `-(-x)` never `--x`, and the
   // helpers are kopt_cdiv, kopt_min, kopt_max, kopt_align
-  // (kernels/kopt_contract_ops.h).
+  // (kernels/common/kopt_contract_ops.h).
   std::string to_cpp(const std::set<std::string>& wide) const;
 
   struct Node;

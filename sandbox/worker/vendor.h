@@ -3,7 +3,7 @@
 // tuning target, what is scanned for matrix instructions, graph upload. One
 // implementation per vendor (vendor_nvidia.cpp, vendor_amd.cpp); the build
 // compiles the platform's one. The shipped libraries' counterpart is
-// kernels/kopt_gpu_runtime.h.
+// kernels/common/kopt_gpu_runtime.h.
 #pragma once
 
 #include <string>

@@ -114,7 +114,7 @@ TEST(CliTest, RunSuiteRecordsOneRunPerShape) {
 TEST(CliTest, RunStartsFromGivenParametersAndTheLibrary) {
   const std::string db = test::temp_path("start-run.db");
   std::remove(db.c_str());
-  const std::string manifest = test::source_dir() + "/kernels/generated/MANIFEST.json";
+  const std::string manifest = test::source_dir() + "/kernels/w4a16_gemv/generated/MANIFEST.json";
   Outcome o = kopt_cli({"run", "--shape", "7168x9216", "--budget", "8", "--db", db, "--start",
                         "gen:XBITS=16,ROWS=4", "--start", manifest, "--start", "dot"},
                        fake_worker());
@@ -182,7 +182,7 @@ TEST(CliTest, BenchAcceptsTheShippedManifest) {
   std::string why;
   if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU: the bench would run";
   Outcome o = kopt_cli({"bench", "--suite", "contest", "--tuned",
-                        test::source_dir() + "/kernels/generated/MANIFEST.json"});
+                        test::source_dir() + "/kernels/w4a16_gemv/generated/MANIFEST.json"});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
 }
 

@@ -277,9 +277,9 @@ int kopt_export(const std::vector<std::string>& args, std::string* output) {
 TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   const std::string dir = test::temp_path("export-fallbacks");
   fs::remove_all(dir);
-  fs::copy(test::source_dir() + "/kernels/generated", dir);
-  const size_t shipped = nlohmann::json::parse(read(test::source_dir() +
-                                                    "/kernels/generated/MANIFEST.json"))["entries"]
+  fs::copy(test::source_dir() + "/kernels/w4a16_gemv/generated", dir);
+  const size_t shipped = nlohmann::json::parse(read(
+      test::source_dir() + "/kernels/w4a16_gemv/generated/MANIFEST.json"))["entries"]
                              .size();
   ASSERT_GE(shipped, 14u);  // at least one per contest shape
   std::string out;
@@ -293,7 +293,7 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   const nlohmann::json kept = doc["entries"];
   EXPECT_EQ(kept.size(), shipped);
   EXPECT_EQ(read(dir + "/dispatch.inc"),
-            read(test::source_dir() + "/kernels/generated/dispatch.inc"));
+            read(test::source_dir() + "/kernels/w4a16_gemv/generated/dispatch.inc"));
   for (const auto& e : kept) {
     std::string source;
     EXPECT_TRUE(candidate_source_of(dir, e["file"], &source).ok()) << e["file"];

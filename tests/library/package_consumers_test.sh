@@ -15,13 +15,13 @@ for f in bin/kopt bin/kopt-worker include/kopt_w4a16.h lib/cmake/kopt_w4a16/kopt
 done
 "$work/prefix/bin/kopt" --version
 # A version this package does not satisfy must be refused.
-if cmake -S "$source/kernels/example/c" -B "$work/too-new" -DCMAKE_PREFIX_PATH="$work/prefix" \
+if cmake -S "$source/kernels/w4a16_gemv/example/c" -B "$work/too-new" -DCMAKE_PREFIX_PATH="$work/prefix" \
      -Dkopt_w4a16_DIR= -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON --log-level=ERROR \
      -DKOPT_REQUIRED_VERSION=2.0 >"$work/too-new.log" 2>&1; then
   echo "find_package(kopt_w4a16 2.0) was accepted by a 1.x package"; exit 1
 fi
 grep -q 'compatible with requested version "2.0"' "$work/too-new.log" || { cat "$work/too-new.log"; exit 1; }
-cmake -S "$source/kernels/example/c" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log"
+cmake -S "$source/kernels/w4a16_gemv/example/c" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log"
 cmake --build "$work/build" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
 code=0
 "$work/build/kopt_w4a16_c_example" || code=$?
@@ -31,6 +31,6 @@ else
   [ $code -eq 3 ]
 fi
 # C++ host code: the argument checks, GPU or not.
-cmake -S "$source/kernels/example/cxx" -B "$work/build-cxx" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure-cxx.log"
+cmake -S "$source/kernels/w4a16_gemv/example/cxx" -B "$work/build-cxx" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure-cxx.log"
 cmake --build "$work/build-cxx" >"$work/build-cxx.log" || { cat "$work/build-cxx.log"; exit 1; }
 "$work/build-cxx/kopt_w4a16_cxx_example"

@@ -8,7 +8,7 @@
 
 #include <set>
 
-#include "kernels/kopt_w4a16_batched_plan.h"
+#include "kernels/w4a16_gemv/kopt_w4a16_batched_plan.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/candidate.h"
@@ -158,7 +158,7 @@ TEST(W4a16BatchTest, TheLibraryTakesTwoRowsToTheBatchedKernelsOnlyAtLongK) {
 }
 
 // The library launches its batched kernels with C++ written from the klanes
-// seed's contract (kernels/kopt_w4a16_batched_plan.h): it must plan what the
+// seed's contract (kernels/w4a16_gemv/kopt_w4a16_batched_plan.h): it must plan what the
 // contract plans, on both warp sizes, for every bucket and shapes of every
 // kind (small N split over K, odd N, odd numbers of chunks, G = 32/128).
 TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {

@@ -1,5 +1,5 @@
 // kopt_w4a16 from C++ host code: the API's argument checks, which need no
-// GPU. (kernels/example/example.cpp runs and times GEMVs; kernels/example/c
+// GPU. (kernels/w4a16_gemv/example/example.cpp runs and times GEMVs; kernels/w4a16_gemv/example/c
 // runs one from C.) Exit 0 when every bad call is refused with a message.
 #include <kopt_w4a16.h>
 

@@ -5,7 +5,7 @@
 // compare it with the contracts' own plans.
 #pragma once
 
-#include "kopt_contract_ops.h"
+#include "../common/kopt_contract_ops.h"
 
 // The M buckets: a call of M rows runs the smallest bucket that holds them
 // (rows past M computed on zeros and not written); more than the largest

@@ -1,5 +1,5 @@
 // The C API of the W8A16 library over its generated dispatch table (the
-// shared dispatch is kernels/kopt_dispatch.h). Compiled as CUDA (NVIDIA) or
+// shared dispatch is kernels/common/kopt_dispatch.h). Compiled as CUDA (NVIDIA) or
 // HIP (AMD); depends on the GPU runtime only.
 #include "include/kopt_w8a16.h"
 
