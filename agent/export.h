@@ -58,8 +58,17 @@ struct ExportedKernel {
 std::string tuned_kernel_symbol(const Shape& shape);
 
 // kopt_problem.h of a library: KoptShapeArgs with the problem's variables,
-// kopt_same_shape, and the generic rule's two variables.
-std::string generate_problem_header(const Problem& problem, const LibrarySpec& library);
+// kopt_same_shape, the generic rule's two variables, and what the library's
+// C API needs of the problem (its weight arrays' sizes, the shapes it
+// accepts). Fails on an expression of the description that does not parse.
+Status generate_problem_header(const Problem& problem, const LibrarySpec& library,
+                               std::string* out);
+
+// library.cmake of a library: the problem's description as the variables
+// kopt_problem_library (cmake/KoptLibrary.cmake) generates the C API from
+// (the prefix, the header's summary, create's parameters). "" where the
+// problem ships no library of its own (no weight arrays).
+std::string generate_library_description(const Problem& problem, const LibrarySpec& library);
 
 // A generated entry file and the kernel source it includes (each distinct
 // source is written once and shared by every entry that uses it).

@@ -5,7 +5,7 @@
 set -euo pipefail
 build=${1:-build}
 mkdir -p .device
-for b in kopt kopt-worker kopt_tests kopt_w4a16_example; do
+for b in kopt kopt-worker kopt_tests kopt_w4a16_example kopt_w8a16_example; do
   [ -x "$build/$b" ] && strip -o ".device/$b" "$build/$b"
 done
 

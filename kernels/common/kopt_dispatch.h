@@ -2,7 +2,7 @@
 // device's architecture, the choice of a kernel for (architecture, shape)
 // from the generated tables, and the load-time preparation of weights (the
 // entry's re-layout, the zeroed workspace). Each library's C API (e.g.
-// kopt_w4a16.cpp) builds its tables from its dispatch.inc with
+// the generated kopt_<lib>_api.cpp) builds its tables from its dispatch.inc with
 // kopt_dispatch_tables.inc and calls these.
 // Host pass only.
 #pragma once
@@ -13,6 +13,8 @@
 #include "kopt_launch.h"
 
 #if KOPT_HOST_PASS
+// In the library's own namespace (kopt_launch.h says why).
+inline namespace KOPT_LIBRARY_NAMESPACE {
 
 // The canonical weight blobs put each array on a 256-byte boundary (as the
 // problems' layouts and the kernels' kopt_align256 do).
@@ -177,4 +179,5 @@ inline void kopt_weights_release(KoptWeights* w) {
   w->workspace = nullptr;
 }
 
+}  // namespace KOPT_LIBRARY_NAMESPACE
 #endif  // KOPT_HOST_PASS

@@ -50,4 +50,5 @@
 #define hipStreamSynchronize cudaStreamSynchronize
 #define hipStream_t cudaStream_t
 #define hipSuccess cudaSuccess
+#define hipErrorInvalidValue cudaErrorInvalidValue
 #endif

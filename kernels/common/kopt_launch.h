@@ -24,6 +24,10 @@
 // The contract's helper functions, on the host.
 #include "kopt_contract_ops.h"
 
+// In the library's own namespace (KOPT_LIBRARY_NAMESPACE, kopt_problem.h):
+// each library has its own KoptShapeArgs.
+inline namespace KOPT_LIBRARY_NAMESPACE {
+
 // One kernel of the library: a tuned shape's or a generic variant's launch
 // code. A call's kernels take the four role pointers (x, the weights, y, the
 // workspace) and the shape's variables.
@@ -39,3 +43,5 @@ struct KoptKernelEntry {
                      float* ws, hipStream_t);
   bool has_relayout;
 };
+
+}  // namespace KOPT_LIBRARY_NAMESPACE

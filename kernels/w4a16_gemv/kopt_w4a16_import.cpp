@@ -1,6 +1,6 @@
 // Host-side importers of the int4 weight formats engines load (AWQ, GPTQ,
-// GGUF Q4_0/Q4_1) into kopt's canonical arrays, and the library's error
-// text. Plain C++: no GPU runtime, so it is built and tested anywhere.
+// GGUF Q4_0/Q4_1) into kopt's canonical arrays. Plain C++: no GPU runtime, so it is built and
+// tested anywhere.
 //
 // Every format is w = scale·q + offset for kopt: AWQ and GPTQ store
 // w = s·(q − z), so offset = −z·s; Q4_0 stores w = d·(q − 8), offset = −8d;
@@ -19,12 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "include/kopt_w4a16.h"
+#include "kopt_w4a16.h"
 #include "kopt_w4a16_errors.h"
 
 namespace {
-
-thread_local std::string g_last_error;
 
 // IEEE half <-> float, round to nearest even (host only; no GPU header).
 float half_to_float(uint16_t h) {
@@ -114,14 +112,7 @@ bool finite_half(uint16_t bits) { return (bits & 0x7C00) != 0x7C00; }
 
 }  // namespace
 
-int kopt_w4a16_fail(int code, const std::string& message) {
-  g_last_error = message;
-  return code;
-}
-
 extern "C" {
-
-const char* kopt_w4a16_last_error(void) { return g_last_error.c_str(); }
 
 void kopt_w4a16_host_weights_free(kopt_w4a16_host_weights* h) {
   if (!h) return;

@@ -381,6 +381,17 @@ class W4a16Gemv : public Problem {
                                 {49152, 1024}, {1024, 1024},  {8192, 128}, {2048, 64},
                                 {16384, 512}};
     for (const auto& e : edges) spec.probe_shapes.push_back(shape(e[0], e[1], 64));
+    spec.summary =
+        "y = x · W with x fp16 (length K), W int4 group-quantized in kopt's canonical format "
+        "(w = scale · q + offset, one fp16 scale and offset per group of G consecutive k "
+        "of a channel), y fp32 (length N).";
+    spec.weight_arrays = {
+        {"qweight", "N * (K / 2)", "uint8 [N][K/2], low nibble = even k"},
+        {"scales", "N * (K / G) * 2", "fp16 [N][K/G]"},
+        {"offsets", "N * (K / G) * 2", "fp16 [N][K/G]"},
+    };
+    spec.valid_shape = "K >= 2 && K % 2 == 0 && N >= 1 && G >= 2 && G % 2 == 0 && K % G == 0";
+    spec.valid_shape_text = "K >= 2 even, N >= 1, G even and dividing K";
     return spec;
   }
 };

@@ -176,6 +176,16 @@ class W8a16Gemv : public Problem {
                                 {1024, 16},   {256, 4096}, {256, 65536}, {1024, 1024},
                                 {8192, 128},  {2048, 64},  {16384, 512}, {1000, 1000}};
     for (const auto& e : edges) spec.probe_shapes.push_back(shape(e[0], e[1]));
+    spec.summary =
+        "y = x · W with x fp16 (length K), W int8 (N output channels of K signed weights "
+        "each, row n holding channel n) with one fp16 scale per channel, y fp32 (length N): "
+        "y[n] = scale[n] * sum_k x[k] * q[n][k].";
+    spec.weight_arrays = {
+        {"qweight", "N * K", "int8 [N][K]"},
+        {"scales", "N * 2", "fp16 [N]"},
+    };
+    spec.valid_shape = "K >= 1 && N >= 1";
+    spec.valid_shape_text = "K >= 1, N >= 1";
     return spec;
   }
 };

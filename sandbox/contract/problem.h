@@ -105,6 +105,23 @@ struct LibrarySpec {
   // The shipped library's export manifest (MANIFEST.json, embedded at build
   // time; "" where the problem ships none): runs start from its kernels.
   std::string shipped_manifest;
+
+  // The library's C API, generated from these at build time
+  // (kernels/common/template; `kopt export` writes them to generated/):
+  // what it computes, for its header; the canonical weight arrays its create
+  // takes, in the blob's order (each on a 256-byte boundary), with their
+  // sizes as contract expressions over the shape variables; and the shapes
+  // create accepts (a contract expression, and the same in words). Empty
+  // arrays: the problem ships no library of its own.
+  struct WeightArray {
+    std::string name;   // the create parameter: "qweight"
+    std::string bytes;  // "N * (K / 2)"
+    std::string doc;    // "uint8 [N][K/2], low nibble = even k"
+  };
+  std::string summary;
+  std::vector<WeightArray> weight_arrays;
+  std::string valid_shape;       // "K >= 2 && K % 2 == 0 && N >= 1"
+  std::string valid_shape_text;  // "K >= 2 even, N >= 1"
 };
 
 class Problem {

@@ -79,17 +79,18 @@ TEST(ExportTest, DispatchGroupsEntriesByVendorAndNamesTheirTargets) {
     const size_t at = d.find(line);
     return at != std::string::npos && at > block && at < d.find("#endif", block);
   };
-  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_entry_k7168x9216_g64, \"sm_90\")", nvidia)) << d;
-  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_entry_k5120x256_g64, \"sm_90\")", nvidia)) << d;
-  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_entry_k5120x256_g64, \"gfx906\")", amd_at)) << d;
-  EXPECT_TRUE(in_block(
-      "KOPT_ENTRY(kopt_entry_k7168x9216_g64_gfx906, \"gfx906\")  // tuned on NVIDIA H100, not "
-      "measured on gfx906",
-      amd_at))
+  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_w4a16_entry_k7168x9216_g64, \"sm_90\")", nvidia)) << d;
+  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_w4a16_entry_k5120x256_g64, \"sm_90\")", nvidia)) << d;
+  EXPECT_TRUE(in_block("KOPT_ENTRY(kopt_w4a16_entry_k5120x256_g64, \"gfx906\")", amd_at)) << d;
+  EXPECT_TRUE(
+      in_block("KOPT_ENTRY(kopt_w4a16_entry_k7168x9216_g64_gfx906, \"gfx906\")  // tuned on NVIDIA "
+               "H100, not "
+               "measured on gfx906",
+               amd_at))
       << d;
-  EXPECT_EQ(d.find("kopt_entry_k7168x9216_g64, \"gfx906\""), std::string::npos);
-  EXPECT_LT(d.find("KOPT_GENERIC(kopt_entry_generic_gen)"),
-            d.find("KOPT_GENERIC(kopt_entry_generic_naive)"));
+  EXPECT_EQ(d.find("kopt_w4a16_entry_k7168x9216_g64, \"gfx906\""), std::string::npos);
+  EXPECT_LT(d.find("KOPT_GENERIC(kopt_w4a16_entry_generic_gen)"),
+            d.find("KOPT_GENERIC(kopt_w4a16_entry_generic_naive)"));
   EXPECT_NE(d.find("#define KOPT_GENERIC_PROBES\n"), std::string::npos);  // no data: empty
 }
 
@@ -303,7 +304,7 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   EXPECT_EQ(nlohmann::json::parse(read(dir + "/MANIFEST.json"))["entries"].size(), 0u);
   EXPECT_FALSE(fs::exists(dir + "/k7168x9216_g64.hip"));  // stale entry files are removed
   EXPECT_TRUE(fs::exists(dir + "/generic_gen.hip"));
-  EXPECT_EQ(read(dir + "/dispatch.inc").find("KOPT_ENTRY(kopt_entry_k"), std::string::npos);
+  EXPECT_EQ(read(dir + "/dispatch.inc").find("KOPT_ENTRY(kopt_w4a16_entry_k"), std::string::npos);
   // A corrupt manifest is refused with a line, and nothing is written over.
   std::ofstream(dir + "/MANIFEST.json") << "{oops";
   EXPECT_EQ(kopt_export({"--fallbacks-only", "--out", dir}, &out), kExitUsage);
@@ -384,10 +385,12 @@ TEST(ExportTest, FromADatabaseEachTargetGetsItsBestCandidate) {
   EXPECT_EQ(manifest[1]["targets"], nlohmann::json({"gfx906"}));
   EXPECT_TRUE(manifest[1]["params"].empty());
   const std::string d = read(dir + "/dispatch.inc");
-  EXPECT_NE(d.find("KOPT_ENTRY(kopt_entry_k5120x256_g64, \"sm_90\")"), std::string::npos) << d;
-  EXPECT_NE(d.find("KOPT_ENTRY(kopt_entry_k5120x256_g64_gfx906, \"gfx906\")  // tuned on Fake GPU, "
-                   "not measured on gfx906"),
-            std::string::npos)
+  EXPECT_NE(d.find("KOPT_ENTRY(kopt_w4a16_entry_k5120x256_g64, \"sm_90\")"), std::string::npos)
+      << d;
+  EXPECT_NE(
+      d.find("KOPT_ENTRY(kopt_w4a16_entry_k5120x256_g64_gfx906, \"gfx906\")  // tuned on Fake GPU, "
+             "not measured on gfx906"),
+      std::string::npos)
       << d;
   // Both entries include the one gen source.
   std::string a, b;

@@ -10,7 +10,8 @@ set -eu
 build=$1 source=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
-for f in bin/kopt bin/kopt-worker include/kopt_w4a16.h lib/cmake/kopt_w4a16/kopt_w4a16ConfigVersion.cmake; do
+for f in bin/kopt bin/kopt-worker include/kopt_w4a16.h include/kopt_w4a16_extras.h \
+  lib/cmake/kopt_w4a16/kopt_w4a16ConfigVersion.cmake include/kopt_w8a16.h lib/cmake/kopt_w8a16/kopt_w8a16Config.cmake; do
   [ -e "$work/prefix/$f" ] || { echo "install lacks $f"; exit 1; }
 done
 "$work/prefix/bin/kopt" --version
@@ -34,3 +35,7 @@ fi
 cmake -S "$source/kernels/w4a16_gemv/example/cxx" -B "$work/build-cxx" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure-cxx.log"
 cmake --build "$work/build-cxx" >"$work/build-cxx.log" || { cat "$work/build-cxx.log"; exit 1; }
 "$work/build-cxx/kopt_w4a16_cxx_example"
+# Two libraries in one program.
+cmake -S "$source/tests/library/both_libraries" -B "$work/build-both" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure-both.log"
+cmake --build "$work/build-both" >"$work/build-both.log" || { cat "$work/build-both.log"; exit 1; }
+"$work/build-both/kopt_both_libraries"

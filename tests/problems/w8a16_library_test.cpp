@@ -17,7 +17,8 @@ const Problem& problem() {
 // The library's generated header carries the problem's own variables.
 TEST(W8a16Test, TheLibraryHeaderAndEntriesUseTheProblemsVariables) {
   const LibrarySpec spec = problem().library();
-  const std::string header = generate_problem_header(problem(), spec);
+  std::string header;
+  ASSERT_TRUE(generate_problem_header(problem(), spec, &header).ok());
   EXPECT_NE(header.find("long long K;\n  long long N;\n  long long warp, sms;"), std::string::npos)
       << header;
   EXPECT_EQ(header.find("G;"), std::string::npos) << header;

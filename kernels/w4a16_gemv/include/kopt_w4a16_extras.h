@@ -1,79 +1,31 @@
-/* kopt_w4a16: W4A16 GEMV kernels tuned and verified by kopt.
- *
- * y = x · W with x fp16 (length K), W int4 group-quantized in kopt's
- * canonical format (see README "The problem"), y fp32 (length N). Each shape
- * the library was tuned for runs its own kernel; any other shape (even K, an
- * even G dividing K) runs a generic fallback. All pointers are device
- * pointers unless said otherwise; `stream` is a cudaStream_t / hipStream_t
- * (NULL: the default). Functions return 0 on success, else an error code,
- * with a message from kopt_w4a16_last_error() (per thread).
+/* What kopt_w4a16 adds to the C API every kopt library has (kopt_w4a16.h,
+ * which includes this file at its end): the importers of the int4 formats
+ * engines load, and the batched kernels behind kopt_w4a16_gemm.
  *
  * Since 1.1: importers of the formats engines load (AWQ, GPTQ with or
  * without act-order, GGUF Q4_0/Q4_1), host-side, into kopt's canonical
  * arrays; bf16 activations and fp16/bf16 outputs; several rows of x.
  * Since 1.2: batched kernels for M > 1 rows (the weights read once).
- */
-#ifndef KOPT_W4A16_H
-#define KOPT_W4A16_H
-
-/* The C API's version (find_package(kopt_w4a16 1.0) accepts any 1.x). */
-#define KOPT_W4A16_VERSION_MAJOR 1
-#define KOPT_W4A16_VERSION_MINOR 2
-
-#include <stddef.h>
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-enum {
-  KOPT_W4A16_OK = 0,
-  KOPT_W4A16_INVALID_ARGUMENT = 1,
-  KOPT_W4A16_NO_KERNEL = 2, /* no kernel supports this shape */
-  KOPT_W4A16_GPU_ERROR = 3, /* a GPU call failed (out of memory included) */
-};
-
-typedef struct kopt_w4a16_weights kopt_w4a16_weights;
-
-/* Prepares weights for repeated GEMVs: copies the canonical arrays
- * (qweight uint8 [N][K/2], low nibble = even k; scales and offsets fp16
- * [N][K/G]) and runs the chosen kernel's load-time re-layout. The caller's
- * buffers are not kept. Synchronises `stream`. */
-int kopt_w4a16_create(const void* qweight, const void* scales, const void* offsets, int K, int N,
-                      int G, void* stream, kopt_w4a16_weights** out);
-
-/* y = x · W on `stream` (asynchronous). x: fp16 [K]; y: fp32 [N]. */
-int kopt_w4a16_gemv(const kopt_w4a16_weights* weights, const void* x, float* y, void* stream);
-
-/* Element types of x and y (kopt_w4a16_gemm). */
-enum {
-  KOPT_W4A16_F32 = 0,
-  KOPT_W4A16_F16 = 1,
-  KOPT_W4A16_BF16 = 2,
-};
-
-/* y[m] = x[m] · W for the M rows of x (row-major, row stride K elements),
- * into y (row-major, row stride N elements), on `stream`. x: fp16 or bf16;
- * y: fp32, fp16 or bf16. The kernels accumulate in fp32 and convert y once.
- * bf16 x is converted to fp16 before the kernel (exact for |x| between
- * 2^-14 and 65504; beyond 65504 it saturates, below 2^-14 it loses bits as
- * fp16 subnormals do). One row runs on the batch-1 kernel chosen for the
+ *
+ * kopt_w4a16_create's canonical arrays: qweight uint8 [N][K/2] (low nibble
+ * = even k), scales and offsets fp16 [N][K/G], w = scale·q + offset.
+ *
+ * kopt_w4a16_gemm's rows: one row runs on the batch-1 kernel chosen for the
  * shape; 2 or more on the batched kernels, which read the weights once for
  * up to 16 rows (a register path for 2 to 4 rows up to K = 8192, a shared
  * memory path in buckets of 4, 8 and 16 rows, and 2 past K = 8192; 8 at
  * most on a wavefront of 64; larger M in blocks of the largest), where the
  * shape's weights are in a layout they read (K and G multiples of 32, the
  * batch-1 kernel's layout checked byte for byte at create); otherwise rows
- * run one after another. kopt_w4a16_kernel says which. Weights imported with a K order (GPTQ
- * act-order) gather x in that order. One weights object serves one stream at a time (it holds the
- * staging buffers of x and y, 16 rows each, and the batched kernels' workspace, allocated at create
- * so that calls allocate nothing and can be captured in a graph). Since 1.1; batched kernels
- * since 1.2. */
-int kopt_w4a16_gemm(const kopt_w4a16_weights* weights, const void* x, int x_dtype, int M, void* y,
-                    int y_dtype, void* stream);
+ * run one after another. Weights imported with a K order (GPTQ act-order)
+ * gather x in that order. The staging buffers hold 16 rows.
+ */
+#ifndef KOPT_W4A16_EXTRAS_H
+#define KOPT_W4A16_EXTRAS_H
 
-void kopt_w4a16_destroy(kopt_w4a16_weights* weights);
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- Importers (host memory in, host memory out; no GPU needed) -------- */
 
@@ -127,17 +79,8 @@ void kopt_w4a16_host_weights_free(kopt_w4a16_host_weights* host);
 int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* host, void* stream,
                                 kopt_w4a16_weights** out);
 
-/* Which kernel serves these weights, e.g. "tuned 7168x9216: vec {...}". */
-const char* kopt_w4a16_kernel(const kopt_w4a16_weights* weights);
-
-const char* kopt_w4a16_last_error(void);
-
-/* The GPUs the library sees; 0 without a GPU or a driver (the reason in
- * kopt_w4a16_last_error). Since 1.1. */
-int kopt_w4a16_devices(void);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* KOPT_W4A16_H */
+#endif /* KOPT_W4A16_EXTRAS_H */

@@ -1,0 +1,103 @@
+# kopt_problem_library: a problem's shipped library from one template
+# (kernels/common/template) and the problem's description, which `kopt
+# export` writes beside the kernels (generated/library.cmake). Called from
+# kernels/<problem>/CMakeLists.txt; adds
+#   <name>_host     plain C++, no GPU runtime: the last error and HOST_SOURCES
+#                   (e.g. importers of engines' weight formats)
+#   <name>          the static library: the generated C API, the generated
+#                   kernels and GPU_SOURCES
+#   <name>_example  the problem's example (example/example.cpp), if it has one
+# and installs the library, its header (and EXTRA_HEADER) and a CMake package
+# (find_package(<name> <major>.<minor>)).
+#
+#   kopt_problem_library(VERSION 1.2.1
+#     [EXTENSION <type> <header>]   kernels of the library's own beside the
+#                                   dispatch table (kernels/common/kopt_library.h)
+#     [EXTRA_HEADER <file>]         public declarations the library adds,
+#                                   included at the end of its header
+#     [HOST_SOURCES ...] [GPU_SOURCES ...] [PRIVATE_INCLUDES ...])
+include(CMakePackageConfigHelpers)
+include(GNUInstallDirs)
+
+function(kopt_problem_library)
+  cmake_parse_arguments(ARG "" "VERSION;EXTRA_HEADER" "EXTENSION;HOST_SOURCES;GPU_SOURCES;PRIVATE_INCLUDES" ${ARGN})
+  set(dir ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT EXISTS ${dir}/generated/library.cmake)
+    message(FATAL_ERROR "${dir}/generated/library.cmake is missing: run kopt export for the problem")
+  endif()
+  include(${dir}/generated/library.cmake)
+  set(name ${KOPT_LIBRARY_NAME})
+  string(REPLACE "." ";" version_parts ${ARG_VERSION})
+  list(GET version_parts 0 KOPT_LIBRARY_VERSION_MAJOR)
+  list(GET version_parts 1 KOPT_LIBRARY_VERSION_MINOR)
+  if(ARG_EXTENSION)
+    list(GET ARG_EXTENSION 0 KOPT_LIBRARY_EXTENSION)
+    list(GET ARG_EXTENSION 1 extension_header)
+    set(KOPT_LIBRARY_EXTENSION_INCLUDE "#include \"${extension_header}\"\n")
+  else()
+    set(KOPT_LIBRARY_EXTENSION KoptNoExtension)
+    set(KOPT_LIBRARY_EXTENSION_INCLUDE "")
+  endif()
+  set(KOPT_LIBRARY_EXTRA_INCLUDE "")
+  if(ARG_EXTRA_HEADER)
+    get_filename_component(extra_name ${ARG_EXTRA_HEADER} NAME)
+    set(KOPT_LIBRARY_EXTRA_INCLUDE "\n#include \"${extra_name}\"\n")
+  endif()
+
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/api)
+  set(template ${PROJECT_SOURCE_DIR}/kernels/common/template)
+  configure_file(${template}/kopt_library.h.in ${out}/include/${name}.h @ONLY)
+  configure_file(${template}/kopt_library_errors.h.in ${out}/${name}_errors.h @ONLY)
+  configure_file(${template}/kopt_library_errors.cpp.in ${out}/${name}_errors.cpp @ONLY)
+  configure_file(${template}/kopt_library_internal.h.in ${out}/${name}_internal.h @ONLY)
+  configure_file(${template}/kopt_library_api.cpp.in ${out}/${name}_api.cpp @ONLY)
+  set(public_includes $<BUILD_INTERFACE:${out}/include> $<INSTALL_INTERFACE:include>)
+  if(ARG_EXTRA_HEADER)
+    get_filename_component(extra_dir ${dir}/${ARG_EXTRA_HEADER} DIRECTORY)
+    list(APPEND public_includes $<BUILD_INTERFACE:${extra_dir}>)
+  endif()
+
+  add_library(${name}_host STATIC ${out}/${name}_errors.cpp ${ARG_HOST_SOURCES})
+  target_include_directories(${name}_host PUBLIC ${public_includes} PRIVATE ${out})
+  target_compile_features(${name}_host PRIVATE cxx_std_17)
+  set_target_properties(${name}_host PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+  file(GLOB kernels CONFIGURE_DEPENDS ${dir}/generated/*.hip)
+  kopt_kernel_sources(${out}/${name}_api.cpp ${ARG_GPU_SOURCES} ${kernels})
+  add_library(${name} STATIC ${out}/${name}_api.cpp ${ARG_GPU_SOURCES} ${kernels})
+  target_include_directories(${name} PUBLIC ${public_includes}
+                             PRIVATE ${out} ${dir} ${dir}/generated ${ARG_PRIVATE_INCLUDES})
+  kopt_kernel_library(${name} ${ARG_VERSION})
+  target_link_libraries(${name} PUBLIC ${name}_host)
+
+  if(EXISTS ${dir}/example/example.cpp)
+    kopt_kernel_sources(${dir}/example/example.cpp)
+    add_executable(${name}_example ${dir}/example/example.cpp)
+    target_link_libraries(${name}_example PRIVATE ${name})
+    target_compile_options(${name}_example PRIVATE ${KOPT_HIP_FLAGS})
+    target_include_directories(${name}_example PRIVATE ${PROJECT_SOURCE_DIR}/kernels/common)
+    set_target_properties(${name}_example PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+  endif()
+
+  install(TARGETS ${name} ${name}_host EXPORT ${name}Targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library)
+  install(FILES ${out}/include/${name}.h ${ARG_EXTRA_HEADER} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          COMPONENT library)
+  install(EXPORT ${name}Targets NAMESPACE kopt:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/${name}
+          COMPONENT library)
+  configure_package_config_file(${template}/kopt_libraryConfig.cmake.in
+                                ${CMAKE_CURRENT_BINARY_DIR}/${name}Config.cmake
+                                INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/${name})
+  # The library's own version (its C API), apart from the kopt tool's: any
+  # release of the same major version is compatible.
+  write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/${name}ConfigVersion.cmake
+                                   VERSION ${ARG_VERSION} COMPATIBILITY SameMajorVersion)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${name}Config.cmake
+                ${CMAKE_CURRENT_BINARY_DIR}/${name}ConfigVersion.cmake
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/${name} COMPONENT library)
+  # For the callers: the generated C API's folder, and its sources (a shared
+  # build of the same library, e.g. for a Python binding).
+  set(KOPT_LIBRARY_API_DIR ${out} PARENT_SCOPE)
+  set(KOPT_LIBRARY_SOURCES ${out}/${name}_api.cpp ${out}/${name}_errors.cpp ${ARG_GPU_SOURCES}
+                           ${ARG_HOST_SOURCES} ${kernels} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,193 @@
+// kopt_w4a16's own part of its C API (the rest is generated from the
+// template every library shares, kernels/common): the batched kernels'
+// hooks (kopt_w4a16_extension.h) and kopt_w4a16_create_from_host. Compiled
+// as CUDA (NVIDIA) or HIP (AMD); depends on the GPU runtime only.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "kopt_w4a16_internal.h"
+
+// Sets *differ when a and b (`words` 4-byte words) are not the same bytes.
+__global__ void kopt_w4a16_compare(const unsigned* a, const unsigned* b, size_t words,
+                                   int* differ) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < words && a[i] != b[i]) *differ = 1;
+}
+
+#if KOPT_HOST_PASS
+namespace {
+
+// Which layout of the batched kernels (0: dot's and gen's packed layout, 1:
+// the canonical blob) the entry's weights are in, decided on the bytes: the
+// entry's own re-layout of `canonical` is compared with the batched kernels'
+// re-layout of it. -1 when neither (rows then run one by one), or when no
+// bucket serves the shape (`rows`: the largest that does, 0: none).
+int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args, long long rows,
+                      const unsigned char* canonical, hipStream_t stream,
+                      unsigned char** expected) {
+  *expected = nullptr;
+  const KoptBatchedKernel* k = kopt_batched_kernel(rows, 0);
+  if (!k || rows == 0) return -1;
+  if (!entry->has_relayout) return 1;
+  const long long N = args.N, K = args.K, G = args.G;
+  const long long pairs_bytes =
+      static_cast<long long>(kopt_align256_host(N * (K / 2))) + N * (K / G) * 4;
+  if (entry->packed_bytes(args) != pairs_bytes) return -1;
+  if (hipMalloc(reinterpret_cast<void**>(expected), static_cast<size_t>(pairs_bytes)) !=
+          hipSuccess ||
+      k->lay_out(K, N, G, canonical, *expected, stream) != hipSuccess) {
+    (void)hipGetLastError();
+    if (*expected) (void)hipFree(*expected);
+    *expected = nullptr;
+    return -1;
+  }
+  return 0;  // if the bytes agree (same_pairs, once the entry's re-layout ran)
+}
+
+// Whether the packed layouts `a` and `b` of the pairs layout hold the same
+// q bytes and (scale, offset) pairs (the padding between is not compared).
+bool same_pairs(const unsigned char* a, const unsigned char* b, const KoptShapeArgs& args,
+                hipStream_t stream) {
+  const size_t q_bytes = static_cast<size_t>(args.N) * (args.K / 2),
+               pairs_at = kopt_align256_host(q_bytes),
+               pair_bytes = static_cast<size_t>(args.N) * (args.K / args.G) * 4;
+  int* differ = nullptr;
+  int host = 1;
+  bool ok = q_bytes % 4 == 0 &&
+            hipMalloc(reinterpret_cast<void**>(&differ), sizeof(int)) == hipSuccess &&
+            hipMemsetAsync(differ, 0, sizeof(int), stream) == hipSuccess;
+  for (const auto& [at, bytes] : {std::pair<size_t, size_t>{0, q_bytes}, {pairs_at, pair_bytes}}) {
+    const size_t words = bytes / 4;
+    if (!ok || words == 0) continue;
+    kopt_w4a16_compare<<<static_cast<unsigned>((words + 255) / 256), 256, 0, stream>>>(
+        reinterpret_cast<const unsigned*>(a + at), reinterpret_cast<const unsigned*>(b + at), words,
+        differ);
+    ok = hipGetLastError() == hipSuccess;
+  }
+  ok = ok &&
+       hipMemcpyAsync(&host, differ, sizeof(int), hipMemcpyDeviceToHost, stream) == hipSuccess &&
+       hipStreamSynchronize(stream) == hipSuccess;
+  if (differ) (void)hipFree(differ);
+  (void)hipGetLastError();
+  return ok && host == 0;
+}
+
+// The xrows build that takes a block of `rows` rows, where the register
+// path serves the shape and is the faster (kopt_xrows_preferred); nullptr
+// otherwise.
+const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights& w, int rows) {
+  const long long K = w.args.K, N = w.args.N;
+  return b.layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows && kopt_xrows_preferred(rows, K, N)
+             ? kopt_xrows_kernel(rows, K, w.args.G, w.args.warp)
+             : nullptr;
+}
+
+}  // namespace
+
+hipError_t KoptW4a16Batched::before_init(const KoptKernelEntry* entry, const KoptShapeArgs& args,
+                                         const unsigned char* canonical, hipStream_t stream) {
+  rows = static_cast<int>(
+      std::min(kopt_batched_max_rows(args.K, args.G, args.warp), kopt_batched_built_rows()));
+  layout = batched_layout_of(entry, args, rows, canonical, stream, &expected);
+  return hipSuccess;  // no batched kernels is an answer: rows run one by one
+}
+
+hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, const char** step) {
+  if (expected) {
+    if (!same_pairs(expected, w.weights, w.args, stream)) layout = -1;
+    (void)hipFree(expected);
+    expected = nullptr;
+  }
+  if (layout < 0) return hipSuccess;
+  // The workspace for the largest bucket, zeroed once: its tickets start at
+  // zero and are rearmed by every call.
+  const long long K = w.args.K, N = w.args.N;
+  const KoptBatchedKernel* k = kopt_batched_kernel(rows, layout);
+  const size_t ws = static_cast<size_t>(
+      kopt_batched_launch(k->params, rows, K, N, w.args.warp, w.args.sms).workspace_bytes);
+  hipError_t e;
+  if ((e = hipMalloc(reinterpret_cast<void**>(&workspace), ws)) != hipSuccess ||
+      (e = hipMemsetAsync(workspace, 0, ws, stream)) != hipSuccess ||
+      (e = hipStreamSynchronize(stream)) != hipSuccess) {
+    *step = "allocating the batched workspace";
+    return e;
+  }
+  if (layout == 0 && kopt_xrows_kernel(2, K, w.args.G, w.args.warp))
+    w.description += kopt_xrows_preferred(4, K, N) && kopt_xrows_kernel(4, K, w.args.G, w.args.warp)
+                         ? " (M 2-4: xrows, M >= 5: klanes; batched)"
+                         : " (M 2: xrows, M >= 3: klanes; batched)";
+  else
+    w.description += " (M >= " + std::to_string(kopt_batched_min_rows(K)) + ": klanes, batched)";
+  return hipSuccess;
+}
+
+// Up to the largest bucket at once (the weights read once per block) where
+// the batched kernels serve this shape and the block has enough rows to
+// gain; 2 to 4 rows on the register path where it serves the shape and is
+// the faster.
+int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining) const {
+  const int block = std::min(remaining, rows);
+  if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
+    return 0;
+  return block;
+}
+
+hipError_t KoptW4a16Batched::call(const KoptWeights& w, int block, const __half* x, float* y,
+                                  hipStream_t stream) const {
+  const KoptShapeArgs& a = w.args;
+  if (const KoptXrowsKernel* k = in_registers(*this, w, block))
+    return k->call(block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, stream);
+  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout);
+  return k->call(block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, workspace, stream);
+}
+
+void KoptW4a16Batched::release() {
+  for (void* p : {static_cast<void*>(expected), static_cast<void*>(workspace)})
+    if (p) (void)hipFree(p);
+  expected = nullptr;
+  workspace = nullptr;
+}
+
+extern "C" {
+
+int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* h, void* stream_ptr,
+                                kopt_w4a16_weights** out) {
+  if (!h || !out || !h->qweight || !h->scales || !h->offsets)
+    return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
+  *out = nullptr;
+  if (h->K < 2 || h->N < 1 || h->G < 2 || h->K % 2 != 0 || h->K % h->G != 0)
+    return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT,
+                           "host weights with K=" + std::to_string(h->K) +
+                               " N=" + std::to_string(h->N) + " G=" + std::to_string(h->G) +
+                               " are not valid");
+  hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
+  const size_t q_bytes = static_cast<size_t>(h->N) * (h->K / 2),
+               g_bytes = static_cast<size_t>(h->N) * (h->K / h->G) * 2;
+  unsigned char *q = nullptr, *s = nullptr, *o = nullptr;
+  hipError_t e = hipMalloc(reinterpret_cast<void**>(&q), q_bytes);
+  if (e == hipSuccess) e = hipMalloc(reinterpret_cast<void**>(&s), g_bytes);
+  if (e == hipSuccess) e = hipMalloc(reinterpret_cast<void**>(&o), g_bytes);
+  if (e == hipSuccess) e = hipMemcpy(q, h->qweight, q_bytes, hipMemcpyHostToDevice);
+  if (e == hipSuccess) e = hipMemcpy(s, h->scales, g_bytes, hipMemcpyHostToDevice);
+  if (e == hipSuccess) e = hipMemcpy(o, h->offsets, g_bytes, hipMemcpyHostToDevice);
+  int r = e == hipSuccess ? kopt_w4a16_create(q, s, o, h->K, h->N, h->G, stream, out)
+                          : kopt_w4a16_record(kopt_gpu_error(e, "uploading host weights"));
+  if (r == KOPT_W4A16_OK) (void)hipStreamSynchronize(stream);
+  for (unsigned char* p : {q, s, o})
+    if (p) (void)hipFree(p);
+  if (r != KOPT_W4A16_OK || !h->k_order) return r;
+  kopt_w4a16_weights* w = *out;
+  if ((e = hipMalloc(reinterpret_cast<void**>(&w->k_order), sizeof(int) * h->K)) != hipSuccess ||
+      (e = hipMemcpy(w->k_order, h->k_order, sizeof(int) * h->K, hipMemcpyHostToDevice)) !=
+          hipSuccess) {
+    kopt_w4a16_destroy(w);
+    *out = nullptr;
+    return kopt_w4a16_record(kopt_gpu_error(e, "uploading the K order"));
+  }
+  return KOPT_W4A16_OK;
+}
+
+}  // extern "C"
+
+#endif  // KOPT_HOST_PASS

@@ -1,0 +1,21 @@
+/* Both libraries in one program: each sees the same GPUs and rejects a
+ * bad shape with its own message (the last error is per library). Exits 0
+ * when both answer consistently. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kopt_w4a16.h"
+#include "kopt_w8a16.h"
+
+int main(void) {
+  const int gpus = kopt_w4a16_devices();
+  if (kopt_w8a16_devices() != gpus) return 1;
+  kopt_w4a16_weights* w4 = NULL;
+  kopt_w8a16_weights* w8 = NULL;
+  const char one = 0;
+  if (kopt_w4a16_create(&one, &one, &one, 3, 8, 2, NULL, &w4) != KOPT_W4A16_INVALID_ARGUMENT) return 2;
+  if (kopt_w8a16_create(&one, &one, 0, 8, NULL, &w8) != KOPT_W8A16_INVALID_ARGUMENT) return 3;
+  if (!strstr(kopt_w4a16_last_error(), "G=2") || strstr(kopt_w8a16_last_error(), "G=")) return 4;
+  printf("%d GPU(s); %s | %s\n", gpus, kopt_w4a16_last_error(), kopt_w8a16_last_error());
+  return 0;
+}
