@@ -24,7 +24,8 @@ namespace {  // each including source its own copy (unused but in the C API)
 // Row blockIdx.y of x (row stride K) into fp16 in the weights' K order. bf16
 // is converted by its bits (the upper half of an fp32), the same on both
 // platforms, and saturated to fp16's range rather than turned into inf.
-[[maybe_unused]] __global__ void kopt_library_stage_x(const void* x, int dtype, const int* order, __half* out, int K) {
+[[maybe_unused]] __global__ void kopt_library_stage_x(const void* x, int dtype, const int* order,
+                                                      __half* out, int K) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= K) return;
   const size_t row = static_cast<size_t>(blockIdx.y) * K;
@@ -107,7 +108,6 @@ struct KoptLibraryWeights : KoptWeights {
   float* y_rows = nullptr;
   Extension extension;
 };
-
 
 // Frees what kopt_library_create allocated (not `w` itself).
 template <class Extension>
@@ -217,8 +217,8 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * y_bytes;
     const void* x_in = x_m;
     if (stage_x) {
-      kopt_library_stage_x<<<dim3((K + 255) / 256, rows), 256, 0, stream>>>(x_m, x_dtype,
-                                                                            w.k_order, w.x_rows, K);
+      kopt_library_stage_x<<<dim3((K + 255) / 256, rows), 256, 0, stream>>>(x_m, x_dtype, w.k_order,
+                                                                            w.x_rows, K);
       x_in = w.x_rows;
     }
     float* y_out = y_dtype == kKoptF32 ? reinterpret_cast<float*>(y_m) : w.y_rows;
@@ -227,8 +227,8 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
       e = block > 0 ? w.extension.call(w, rows, static_cast<const __half*>(x_in), y_out, stream)
                     : kopt_weights_call(w, x_in, y_out, stream);
     if (e == hipSuccess && y_dtype != kKoptF32) {
-      kopt_library_store_y<<<dim3((N + 255) / 256, rows), 256, 0, stream>>>(w.y_rows, y_m,
-                                                                            y_dtype, N);
+      kopt_library_store_y<<<dim3((N + 255) / 256, rows), 256, 0, stream>>>(w.y_rows, y_m, y_dtype,
+                                                                            N);
       e = hipGetLastError();
     }
     if (e != hipSuccess) return kopt_gpu_error(e, "gemm launch");
@@ -248,5 +248,5 @@ inline int kopt_library_devices(std::string* why) {
   return count;
 }
 
-}  // inline namespace KOPT_LIBRARY_NAMESPACE
+}  // namespace KOPT_LIBRARY_NAMESPACE
 #endif  // KOPT_HOST_PASS
