@@ -177,21 +177,6 @@ KoptResult kopt_library_create(const KoptDispatchTables& tables, const void* con
   return {};
 }
 
-// y = x · W for one fp16 row into fp32, on `stream`.
-template <class Extension>
-KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void* x, int x_dtype,
-                             int M, void* y, int y_dtype, hipStream_t stream);
-
-template <class Extension>
-KoptResult kopt_library_gemv(const KoptLibraryWeights<Extension>* w, const void* x, float* y,
-                             hipStream_t stream) {
-  if (!w || !x || !y) return kopt_invalid_argument("null pointer");
-  // Weights in another K order need x gathered first.
-  if (w->k_order) return kopt_library_gemm(*w, x, kKoptF16, 1, y, kKoptF32, stream);
-  const hipError_t e = kopt_weights_call(*w, x, y, stream);
-  return e == hipSuccess ? KoptResult{} : kopt_gpu_error(e, "gemv launch");
-}
-
 // y[m] = x[m] · W for the M rows of x (row stride K) into y (row stride N),
 // on `stream`: blocks of rows on the extension where it takes them, else one
 // row at a time on the entry; x converted to fp16 in the weights' K order
@@ -234,6 +219,17 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
     if (e != hipSuccess) return kopt_gpu_error(e, "gemm launch");
   }
   return {};
+}
+
+// y = x · W for one fp16 row into fp32, on `stream`.
+template <class Extension>
+KoptResult kopt_library_gemv(const KoptLibraryWeights<Extension>* w, const void* x, float* y,
+                             hipStream_t stream) {
+  if (!w || !x || !y) return kopt_invalid_argument("null pointer");
+  // Weights in another K order need x gathered first.
+  if (w->k_order) return kopt_library_gemm(*w, x, kKoptF16, 1, y, kKoptF32, stream);
+  const hipError_t e = kopt_weights_call(*w, x, y, stream);
+  return e == hipSuccess ? KoptResult{} : kopt_gpu_error(e, "gemv launch");
 }
 
 // The GPUs the library sees; 0 without a GPU or a driver, with the reason.
