@@ -29,8 +29,8 @@ struct BenchColumn {
   bool is_baseline = false;    // the vendor BLAS peer
   bool is_read_only = false;   // the yardstick: not a GEMV, never "best"
   const Seed* seed = nullptr;  // a seed column
-  // The tuned column: shape name -> the exported candidate's source and parameters.
-  std::map<std::string, std::pair<std::string, std::map<std::string, int64_t>>> tuned;
+  // The tuned column: shape name -> the exported candidate.
+  std::map<std::string, CandidateRef> tuned;
 };
 
 // Reads an export manifest (kernels/w4a16_gemv/generated/MANIFEST.json) and, beside it,
@@ -47,7 +47,8 @@ Status read_manifest(const Problem& problem, const std::string& path, BenchColum
     if (column->tuned.count(e.shape.name())) continue;
     std::string source;
     KOPT_RETURN_IF_ERROR(candidate_source_of(dir, e.file, &source));
-    column->tuned[e.shape.name()] = {source, e.params};
+    // A shipped kernel enters as a candidate here.
+    column->tuned[e.shape.name()] = enter_candidate(source, e.params);
   }
   return Status();
 }
@@ -113,8 +114,9 @@ Status seed_params(const Seed& seed, const Shape& shape,
                    std::map<std::string, int64_t>* out) {
   out->clear();
   if (values.empty()) return Status();
-  Candidate c;
-  KOPT_RETURN_IF_ERROR(parse_candidate(seed.source, {}, &c));
+  const CandidateRef parsed = seed_candidate(seed);
+  if (!parsed->ok()) return parsed->status;
+  const Candidate& c = parsed->candidate;
   for (const auto& [name, value] : values) {
     const std::string& wanted = name;  // (a lambda cannot capture a binding in C++17)
     if (!std::any_of(c.spec.params.begin(), c.spec.params.end(),
@@ -175,21 +177,21 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
     if (column.is_baseline || column.is_read_only) {
       req.baseline = column.is_baseline ? kVendorBlasBaseline : kReadOnlyBaseline;
     } else if (column.seed) {
-      req.source = column.seed->source;
-      KOPT_RETURN_IF_ERROR(seed_params(*column.seed, shape, param_values, &req.params));
+      std::map<std::string, int64_t> params;
+      KOPT_RETURN_IF_ERROR(seed_params(*column.seed, shape, param_values, &params));
+      req.candidate = seed_candidate(*column.seed, params);
     } else {
       auto tuned = column.tuned.find(shape.name());
       if (tuned == column.tuned.end()) {
         table << " — |";
         continue;
       }
-      req.source = tuned->second.first;
-      req.params = tuned->second.second;
+      req.candidate = tuned->second;
     }
     EvalResult r = sandbox.evaluate(req);
     nlohmann::json j = to_json(r);
     j["column"] = column.name;
-    j["params"] = req.params;
+    j["params"] = req.candidate ? req.candidate->asked : std::map<std::string, int64_t>{};
     t->results.push_back(j);
     fmt::print(stderr, "  {} {}: {}{}\n", shape.name(), column.name, verdict_name(r.verdict),
                r.timing ? fmt::format(" {:.2f} us", r.timing->median_us) : "");

@@ -63,12 +63,11 @@ std::string candidate_idea(const CandidateRecord& c, const CandidateRecord* pare
   if (parent && parent->source == c.source) {
     // Both sides with the contract's defaults filled in, so "{}" and an
     // explicit default compare equal.
-    Candidate parsed;
-    const bool parses = parse_candidate(c.source, {}, &parsed).ok();
+    const bool parses = c.parsed && c.parsed->contract.ok();
     auto effective = [&](const std::string& params_json) {
       std::map<std::string, int64_t> values;
       if (parses)
-        for (const auto& p : parsed.spec.params) values[p.name] = p.default_value;
+        for (const auto& p : c.parsed->candidate.spec.params) values[p.name] = p.default_value;
       for (const auto& [name, value] : params_from_json(params_json)) values[name] = value;
       return values;
     };
@@ -84,9 +83,8 @@ std::string candidate_idea(const CandidateRecord& c, const CandidateRecord* pare
     return moves.empty() ? "same source and parameters" : "parameters: " + moves;
   }
   std::string idea;
-  Candidate parsed;
-  if (parse_candidate(c.source, {}, &parsed).ok() && !parsed.spec.description.empty())
-    idea = parsed.spec.name + ": " + parsed.spec.description;
+  if (c.parsed && c.parsed->contract.ok() && !c.parsed->candidate.spec.description.empty())
+    idea = c.parsed->candidate.spec.name + ": " + c.parsed->candidate.spec.description;
   const std::string said = first_sentence(c.answer);
   if (!said.empty()) idea += (idea.empty() ? "" : " — ") + said;
   return idea.empty() ? "new source (" + c.name + ")" : idea;
@@ -102,12 +100,10 @@ std::string unified_diff(const std::string& a, const std::string& b) {
 }
 
 std::string parameter_words(const CandidateRecord& c) {
-  Candidate parsed;
-  if (!parse_candidate(c.source, params_from_json(c.params_json), &parsed).ok())
-    return c.params_json;
-  if (parsed.params.empty()) return "-";
+  if (!c.parsed || !c.parsed->ok()) return c.params_json;
+  if (c.parsed->candidate.params.empty()) return "-";
   std::string words;
-  for (const auto& [name, value] : parsed.params)
+  for (const auto& [name, value] : c.parsed->candidate.params)
     words += (words.empty() ? "" : " ") + name + "=" + std::to_string(value);
   return words;
 }

@@ -51,7 +51,7 @@ int check_amd_database(Sandbox& sandbox, const std::string& db_path) {
           fmt::print(stderr, "kopt check-amd: evaluation {}: {}\n", e.id, ps.message());
           continue;
         }
-        TargetResources a = sandbox.check_amd(c.source, params_from_json(c.params_json), shape);
+        TargetResources a = sandbox.check_amd(*c.parsed, shape);
         if (!a.checked) continue;
         record.targets[kOfflineTarget] = a;
         if (!(s = db->update_evaluation_record(e.id, to_json(record).dump())).ok()) {
@@ -113,7 +113,8 @@ int run_check_amd(const std::string& problem, const std::vector<std::string>& fi
                   ", the default problem: give --problem ID for another)";
     }
     // A file has no shape: built as for any shape (no size macros).
-    TargetResources a = sandbox.check_amd(source, {}, Shape{file_problem, {}});
+    // The user's file enters as a candidate here.
+    TargetResources a = sandbox.check_amd(*enter_candidate(source, {}), Shape{file_problem, {}});
     fmt::print("{}: {}{}\n", file, describe_amd(a), assumed);
     if (!a.compiled) {
       exit_code = kExitRejected;

@@ -53,17 +53,21 @@ void print_result(const EvalResult& r) {
 
 namespace {
 // The candidate file and the shapes of `kopt eval` / `kopt profile`.
-Status read_candidate_and_shapes(const EvalCommand& cmd, std::string* source,
+// The file with the `--param` values enters as a candidate here (a contract
+// that does not parse is the evaluation's verdict, not a usage error).
+Status read_candidate_and_shapes(const EvalCommand& cmd, CandidateRef* candidate,
                                  std::vector<Shape>* shapes) {
-  KOPT_RETURN_IF_ERROR(read_text_file(cmd.file, source));
+  std::string source;
+  KOPT_RETURN_IF_ERROR(read_text_file(cmd.file, &source));
+  *candidate = enter_candidate(source, cmd.params);
   return parse_shapes(cmd.problem, cmd.shapes, "", cmd.group, shapes);
 }
 }  // namespace
 
 int run_profile(const EvalCommand& cmd, double time_limit_s) {
-  std::string source;
+  CandidateRef candidate;
   std::vector<Shape> shapes;
-  if (Status s = read_candidate_and_shapes(cmd, &source, &shapes); !s.ok()) {
+  if (Status s = read_candidate_and_shapes(cmd, &candidate, &shapes); !s.ok()) {
     fmt::print(stderr, "kopt profile: {}\n", s.message());
     return kExitUsage;
   }
@@ -81,7 +85,7 @@ int run_profile(const EvalCommand& cmd, double time_limit_s) {
   int exit_code = kExitOk;
   for (const Shape& shape : shapes) {
     ProfileResult r;
-    Status s = chosen->profile(source, cmd.params, shape, /*gpu=*/-1, &r);
+    Status s = chosen->profile(*candidate, shape, /*gpu=*/-1, &r);
     if (!s.ok()) {
       fmt::print("shape {}: not profiled: {}\n", shape.name(), s.message());
       exit_code = kExitRejected;
@@ -95,9 +99,9 @@ int run_profile(const EvalCommand& cmd, double time_limit_s) {
 }
 
 int run_eval(const EvalCommand& cmd) {
-  std::string source;
+  CandidateRef candidate;
   std::vector<Shape> shapes;
-  Status s = read_candidate_and_shapes(cmd, &source, &shapes);
+  Status s = read_candidate_and_shapes(cmd, &candidate, &shapes);
   if (!s.ok()) {
     fmt::print(stderr, "kopt eval: {}\n", s.message());
     return kExitUsage;
@@ -107,8 +111,7 @@ int run_eval(const EvalCommand& cmd) {
   nlohmann::json all = nlohmann::json::array();
   for (const Shape& shape : shapes) {
     EvalRequest req;
-    req.source = source;
-    req.params = cmd.params;
+    req.candidate = candidate;
     req.shape = shape;
     req.seed = fresh_seed(cmd.seed);
     req.trials = cmd.trials;

@@ -142,8 +142,10 @@ Status read_tuned_entries(const Problem& problem, const std::string& dir, Sandbo
     std::string source, generated;
     KOPT_RETURN_IF_ERROR(read_text_file(dir + "/" + file, &generated));
     KOPT_RETURN_IF_ERROR(candidate_source_in(dir, file, generated, &source));
-    if (Status s = parse_candidate(source, params, &k.candidate); !s.ok())
-      return Status::error(file + ": " + s.message());
+    // A kernel of the shipped library enters as a candidate here.
+    const CandidateRef value = enter_candidate(source, params);
+    if (!value->ok()) return Status::error(file + ": " + value->status.message());
+    k.candidate = value->candidate;
     // The provenance header: the comment lines after the first.
     std::istringstream lines(generated);
     std::string line;
@@ -164,7 +166,7 @@ Status read_tuned_entries(const Problem& problem, const std::string& dir, Sandbo
       if (!std::regex_search(k.header, m, arch_re))
         return Status::error(file + ": its header names no architecture; export it again");
       k.targets.push_back(m[1]);
-      const TargetResources amd = sandbox.check_amd(k.candidate.source, params, shape);
+      const TargetResources amd = sandbox.check_amd(*value, shape);
       if (!is_amd_target(m[1]) && amd.checked && amd.compiled && amd.spill_bytes == 0) {
         k.targets.push_back(kOfflineTarget);
         k.target_notes[kOfflineTarget] =
@@ -210,8 +212,7 @@ void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db
       continue;
     if (++tried > 12) break;  // each try is a re-verification on the GPU
     EvalRequest req;
-    req.source = row.candidate.source;
-    req.params = params_from_json(row.candidate.params_json);
+    req.candidate = row.candidate.parsed;
     req.shape = shape;
     req.seed = static_cast<uint64_t>(row.candidate.id) * 7919 + 17;
     req.trials = 2;
@@ -243,11 +244,12 @@ void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db
     k.shape = shape;
     // (It parsed for the re-verification above; a failure here is still
     // said, never exported.)
-    if (Status ps = parse_candidate(req.source, req.params, &k.candidate); !ps.ok()) {
+    if (!req.candidate->ok()) {
       fmt::print(stderr, "{}: candidate {}: {}; trying the next\n", shape.name(), row.candidate.id,
-                 ps.message());
+                 req.candidate->status.message());
       continue;
     }
+    k.candidate = req.candidate->candidate;
     if (!for_device) k.targets.push_back(device.arch);
     if (amd_ok) {
       k.targets.push_back(kOfflineTarget);
@@ -315,8 +317,10 @@ Status generic_variants(const Problem& problem, const LibrarySpec& library,
     k.shape = Shape{problem.id(), {}};
     const Seed* seed = find_seed(problem, v.seed);
     if (!seed) return Status::error("generic variant " + v.symbol + ": no seed " + v.seed);
-    if (Status s = parse_candidate(seed->source, v.params, &k.candidate); !s.ok())
-      return Status::error("generic variant " + v.symbol + ": " + s.message());
+    const CandidateRef value = seed_candidate(*seed, v.params);
+    if (!value->ok())
+      return Status::error("generic variant " + v.symbol + ": " + value->status.message());
+    k.candidate = value->candidate;
     k.header = fmt::format("// Generic variant: seed '{}' with {} ({}).", v.seed,
                            v.params.empty() ? "its defaults" : params_to_json(v.params), v.purpose);
     generic->push_back(k);

@@ -113,8 +113,7 @@ Status measure_generic(const Problem& problem, Sandbox& sandbox, const DeviceInf
       const Seed* seed = find_seed(problem, v.seed);
       if (!seed) return Status::error("generic variant " + v.symbol + ": no seed " + v.seed);
       EvalRequest req;
-      req.source = seed->source;
-      req.params = v.params;
+      req.candidate = seed_candidate(*seed, v.params);
       req.shape = shape;
       req.seed = fresh_seed(std::nullopt);
       req.trials = 1;

@@ -47,36 +47,32 @@ Status OptimizationLoop::start(const Shape& shape, const std::string& config_jso
   *run_id = run.id;
   std::set<std::string> keys;
   // Adds a candidate unless the run already has its key.
-  auto add = [&](const std::string& name, const std::string& source,
-                 const std::map<std::string, int64_t>& params, const char* proposer,
+  auto add = [&](const std::string& name, CandidateRef value, const char* proposer,
                  std::vector<int64_t> parents) -> Status {
     CandidateRecord c;
     c.run_id = run.id;
     c.name = name;
-    c.source = source;
-    c.params_json = params_to_json(params);
-    c.key = proposal_key(source, params);
+    c.set_candidate(std::move(value));
     c.proposer = proposer;
     c.parents = std::move(parents);
     if (!keys.insert(c.key).second) return Status();
     return db_->add_candidate(&c);
   };
   for (const auto& seed : problem->seeds())
-    KOPT_RETURN_IF_ERROR(add(seed.name, seed.source, {}, "seed", {}));
+    KOPT_RETURN_IF_ERROR(add(seed.name, seed_candidate(seed), "seed", {}));
   for (const auto& start : options_.starts) {
     const Seed* seed = find_seed(*problem, start.name);
     if (!seed) return Status::error("start point: no seed named '" + start.name + "'");
-    KOPT_RETURN_IF_ERROR(add(seed->name, seed->source, start.params, "start", {}));
+    KOPT_RETURN_IF_ERROR(add(seed->name, seed_candidate(*seed, start.params), "start", {}));
   }
   std::vector<BestRow> transfers;
   std::vector<StartPoint> shipped;
   KOPT_RETURN_IF_ERROR(transfer_points(shape, &transfers, &shipped));
   for (const BestRow& t : transfers)
-    KOPT_RETURN_IF_ERROR(add(t.candidate.name, t.candidate.source,
-                             params_from_json(t.candidate.params_json), "transfer",
-                             {t.candidate.id}));
+    KOPT_RETURN_IF_ERROR(add(t.candidate.name, t.candidate.parsed, "transfer", {t.candidate.id}));
   for (const StartPoint& k : shipped)
-    KOPT_RETURN_IF_ERROR(add(k.name, find_seed(*problem, k.name)->source, k.params, "library", {}));
+    KOPT_RETURN_IF_ERROR(
+        add(k.name, seed_candidate(*find_seed(*problem, k.name), k.params), "library", {}));
   return this->run(&run);
 }
 
@@ -132,7 +128,7 @@ Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow
     if (static_cast<int>(out->size()) >= options_.transfers) break;
     const CandidateRecord& c = bests[i].candidate;
     // One that this shape cannot run would only cost a candidate.
-    if (!runs_on(c.source, params_from_json(c.params_json), shape, device)) continue;
+    if (!runs_on(*c.parsed, shape, device)) continue;
     if (taken.insert(c.key).second) out->push_back(bests[i]);
   }
   // The shipped library's kernels fill in, nearest first (its own kernel for
@@ -145,8 +141,10 @@ Status OptimizationLoop::transfer_points(const Shape& shape, std::vector<BestRow
     const StartPoint& k = options_.shipped[i].kernel;
     const Seed* seed = problem ? find_seed(*problem, k.name) : nullptr;
     // A kernel today's seed no longer describes (runs_on parses it) is no starting point.
-    if (!seed || !runs_on(seed->source, k.params, shape, device)) continue;
-    if (taken.insert(proposal_key(seed->source, k.params)).second) shipped->push_back(k);
+    if (!seed) continue;
+    const CandidateRef value = seed_candidate(*seed, k.params);
+    if (!runs_on(*value, shape, device)) continue;
+    if (taken.insert(value->key).second) shipped->push_back(k);
   }
   return Status();
 }
@@ -392,7 +390,7 @@ OptimizationLoop::Step OptimizationLoop::propose_generation(RunControl& control,
       Proposal unread;
       unread.prompt = failure.prompt;
       unread.answer = failure.answer;
-      unread.source = ctx.parents[0].candidate.source;  // its edits were against the parent
+      unread.candidate = ctx.parents[0].candidate.parsed;  // its edits were against the parent
       unread.parents = {ctx.parents[0].candidate.id};
       unread.name = "llm";
       ProposalFailure again;

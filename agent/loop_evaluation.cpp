@@ -83,8 +83,7 @@ Status OptimizationLoop::profile(int64_t run_id, const CandidateRecord& c) {
   f.outcome = std::async(gpu < 0 ? std::launch::deferred : std::launch::async,
                          [profiler = profiler_, c, shape = shape_, gpu] {
                            ProfileOutcome o;
-                           o.status = profiler->profile(c.source, params_from_json(c.params_json),
-                                                        shape, gpu, &o.result);
+                           o.status = profiler->profile(*c.parsed, shape, gpu, &o.result);
                            o.ended = Clock::now();
                            return o;
                          });
@@ -137,8 +136,7 @@ Status OptimizationLoop::evaluate_batch(RunRecord* run, const std::vector<Candid
         db_->find_evaluation(batch[i]->key, shape_.key(), device_.name, &previous[i]));
     if (previous[i]) continue;
     EvalRequest req;
-    req.source = batch[i]->source;
-    req.params = params_from_json(batch[i]->params_json);
+    req.candidate = batch[i]->parsed;
     req.shape = shape_;
     req.seed = measure_rng_.next();
     req.trials = options_.trials;

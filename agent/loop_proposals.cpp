@@ -15,14 +15,12 @@ namespace kopt {
 namespace {
 
 // Keeps only the overrides the contract declares with an allowed value.
-std::map<std::string, int64_t> declared_params(const std::string& source,
-                                               const std::map<std::string, int64_t>& wanted) {
-  Candidate c;
-  if (!parse_candidate(source, {}, &c).ok()) return {};
+std::map<std::string, int64_t> declared_params(const CandidateValue& proposed) {
+  if (!proposed.contract.ok()) return {};
   std::map<std::string, int64_t> out;
-  for (const auto& p : c.spec.params) {
-    auto it = wanted.find(p.name);
-    if (it != wanted.end() &&
+  for (const auto& p : proposed.candidate.spec.params) {
+    auto it = proposed.asked.find(p.name);
+    if (it != proposed.asked.end() &&
         std::find(p.values.begin(), p.values.end(), it->second) != p.values.end())
       out[p.name] = it->second;
   }
@@ -178,10 +176,7 @@ Status OptimizationLoop::record_candidate(RunRecord* run, const ProposalContext&
   CandidateRecord c;
   c.run_id = run->id;
   c.name = proposal.name;
-  c.source = proposal.source;
-  const auto params = declared_params(proposal.source, proposal.params);
-  c.params_json = params_to_json(params);
-  c.key = proposal_key(proposal.source, params);
+  c.set_candidate(with_values(*proposal.candidate, declared_params(*proposal.candidate)));
   c.parents = proposal.parents;
   c.proposer = proposal.proposer;
   c.model = proposal.model;

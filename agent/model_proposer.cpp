@@ -214,7 +214,8 @@ bool ModelProposer::repair(const ProposalContext& ctx, const Proposal& failed,
             {"user", failed.prompt},
             {"assistant", failed.answer},
             {"user", turn}},
-           failed.prompt + "\n\n[repair turn]\n" + turn, parent, failed.source, out, failure))
+           failed.prompt + "\n\n[repair turn]\n" + turn, parent, failed.candidate->source(), out,
+           failure))
     return false;
   out->parents = failed.parents;
   out->name = out->name.rfind("llm-", 0) == 0 ? failed.name + "-repair" : out->name;
@@ -248,19 +249,21 @@ bool ModelProposer::ask(const std::vector<ChatMessage>& messages, const std::str
     failure->cost = cost;
     return false;
   }
-  out->source = source;
-  // The contract's own name carries the model's idea into the database
-  // views; "llm-<kind>" only when the contract names nothing.
-  Candidate parsed;
-  out->name = parse_candidate(source, {}, &parsed).ok() && !parsed.spec.name.empty() &&
-                      parsed.spec.name != "unnamed" && parsed.spec.name != parent.candidate.name
-                  ? parsed.spec.name
-                  : "llm-" + kind;
-  // Parameters the parent set are kept where the new contract still declares them.
+  // Parameters the parent set are kept where the new contract still declares
+  // them (the loop keeps those it declares).
   const bool edits_of_parent =
       kind == "edits" || kind == "diff" || kind == "tool-call+edits" || kind == "tool-call+diff";
-  out->params = edits_of_parent ? params_from_json(parent.candidate.params_json)
-                                : std::map<std::string, int64_t>{};
+  // The model's answer enters as a candidate here.
+  out->candidate =
+      enter_candidate(source, edits_of_parent ? params_from_json(parent.candidate.params_json)
+                                              : std::map<std::string, int64_t>{});
+  // The contract's own name carries the model's idea into the database
+  // views; "llm-<kind>" only when the contract names nothing.
+  const CandidateSpec& spec = out->candidate->candidate.spec;
+  out->name = out->candidate->contract.ok() && !spec.name.empty() && spec.name != "unnamed" &&
+                      spec.name != parent.candidate.name
+                  ? spec.name
+                  : "llm-" + kind;
   out->parents = {parent.candidate.id};
   out->proposer = name();
   out->model = name_;

@@ -1,21 +1,11 @@
 #include <algorithm>
 #include <charconv>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "agent/proposer.h"
 #include "sandbox/contract/candidate.h"
 
 namespace kopt {
-
-std::map<std::string, int64_t> params_from_json(const std::string& text) {
-  std::map<std::string, int64_t> out;
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_object())
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (it.value().is_number_integer()) out[it.key()] = it.value().get<int64_t>();
-  return out;
-}
 
 bool parse_param_assignment(const std::string& item, std::map<std::string, int64_t>* out,
                             std::string* error) {
@@ -35,12 +25,6 @@ bool parse_param_assignment(const std::string& item, std::map<std::string, int64
   return true;
 }
 
-std::string params_to_json(const std::map<std::string, int64_t>& params) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : params) j[k] = v;
-  return j.dump();
-}
-
 namespace {
 
 // runs_on for a candidate already parsed with its parameters.
@@ -52,19 +36,8 @@ bool launches_on(const Candidate& chosen, const Shape& shape, const DeviceInfo& 
 
 }  // namespace
 
-bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
-             const Shape& shape, const DeviceInfo& device) {
-  Candidate probe;
-  return parse_candidate(source, params, &probe).ok() && launches_on(probe, shape, device);
-}
-
-std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params) {
-  Candidate c;
-  if (parse_candidate(source, params, &c).ok()) return candidate_key(c);
-  // An unparsable contract still gets a stable key (the sandbox will reject it).
-  Candidate raw;
-  raw.source = source;
-  return candidate_key(raw);
+bool runs_on(const CandidateValue& candidate, const Shape& shape, const DeviceInfo& device) {
+  return candidate.ok() && launches_on(candidate.candidate, shape, device);
 }
 
 namespace {
@@ -177,12 +150,9 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
         *pool[rng.integer(0, 3) == 0
                   ? static_cast<size_t>(rng.integer(0, static_cast<int64_t>(pool.size()) - 1))
                   : 0];
-    Candidate c;
-    if (!parse_candidate(parent.candidate.source, params_from_json(parent.candidate.params_json),
-                         &c)
-             .ok() ||
-        c.spec.params.empty())
-      continue;
+    const CandidateRef& parsed = parent.candidate.parsed;
+    if (!parsed || !parsed->ok() || parsed->candidate.spec.params.empty()) continue;
+    const Candidate& c = parsed->candidate;
     std::map<std::string, int64_t> params = c.params;
     std::vector<int64_t> parents = {parent.candidate.id};
     // Crossover with another parent of the same source, one time in four.
@@ -204,25 +174,24 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
       moved.insert(p.name);
     }
     if (!runnable(c, params, ctx) && !repair_move(c, moved, ctx, &params)) continue;
-    Candidate chosen;
-    if (!with_params(c, params, &chosen).ok()) continue;
-    if (ctx.seen_keys && ctx.seen_keys->count(candidate_key(chosen))) continue;
+    CandidateRef chosen = with_values(*parsed, params);
+    if (!chosen->ok()) continue;
+    if (ctx.seen_keys && ctx.seen_keys->count(chosen->key)) continue;
     out->name = c.spec.name;
-    out->source = c.source;
-    out->params = params;
+    out->candidate = std::move(chosen);
     out->parents = parents;
     out->proposer = name();
     return true;
   }
   // Random moves found nothing new: walk the whole space of each parent.
   for (const auto* p : pool) {
-    Candidate c;
-    if (!parse_candidate(p->candidate.source, {}, &c).ok()) continue;
+    if (!p->candidate.parsed || !p->candidate.parsed->contract.ok()) continue;
+    const CandidateRef defaults = with_values(*p->candidate.parsed, {});
+    const Candidate& c = defaults->candidate;
     std::map<std::string, int64_t> params;
     if (ctx.seen_keys && next_unseen(c, *ctx.seen_keys, ctx, &params)) {
       out->name = c.spec.name;
-      out->source = c.source;
-      out->params = params;
+      out->candidate = with_values(*defaults, params);
       out->parents = {p->candidate.id};
       out->proposer = name();
       return true;

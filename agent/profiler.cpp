@@ -321,13 +321,11 @@ Status ToolProfiler::run(const std::vector<std::string>& argv, ProcessResult* re
   return Status();
 }
 
-Status ToolProfiler::first_kernel(const std::string& source,
-                                  const std::map<std::string, int64_t>& params,
-                                  std::string* kernel) const {
+Status ToolProfiler::first_kernel(const CandidateValue& candidate, std::string* kernel) const {
   std::string why;
   if (!available(&why)) return Status::error("not profiled: " + why);
-  Candidate c;
-  KOPT_RETURN_IF_ERROR(parse_candidate(source, params, &c));
+  if (!candidate.ok()) return candidate.status;
+  const Candidate& c = candidate.candidate;
   if (c.spec.launches.empty()) return Status::error("the candidate launches no kernel");
   *kernel = c.spec.launches[0].kernel;
   return Status();
@@ -342,15 +340,15 @@ Status unreadable(const Status& why, const ProcessResult& r) {
 }
 }  // namespace
 
-Status NcuProfiler::profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                            const Shape& shape, int gpu, ProfileResult* out) {
+Status NcuProfiler::profile(const CandidateValue& candidate, const Shape& shape, int gpu,
+                            ProfileResult* out) {
   std::string kernel;
-  KOPT_RETURN_IF_ERROR(first_kernel(source, params, &kernel));
+  KOPT_RETURN_IF_ERROR(first_kernel(candidate, &kernel));
   char path[] = "/tmp/kopt-profile-XXXXXX.hip";
   const int fd = mkstemps(path, 4);
   if (fd < 0) return Status::error("cannot create a temporary file for the profiler");
   close(fd);
-  { std::ofstream(path) << source; }
+  { std::ofstream(path) << candidate.source(); }
   // The relayout and kopt's own kernels are not matched; the first launch
   // of the candidate's first kernel (verification's first run) is profiled.
   std::vector<std::string> argv = {program_,
@@ -367,7 +365,7 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
   std::string metrics;
   for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   argv.push_back(metrics);
-  for (auto& a : eval_arguments(path, shape, params, gpu)) argv.push_back(std::move(a));
+  for (auto& a : eval_arguments(path, shape, candidate.asked, gpu)) argv.push_back(std::move(a));
   ProcessResult r;
   Status s = run(argv, &r);
   unlink(path);
@@ -377,22 +375,21 @@ Status NcuProfiler::profile(const std::string& source, const std::map<std::strin
   return Status();
 }
 
-Status RocprofProfiler::profile(const std::string& source,
-                                const std::map<std::string, int64_t>& params, const Shape& shape,
-                                int gpu, ProfileResult* out) {
+Status RocprofProfiler::profile(const CandidateValue& candidate, const Shape& shape, int gpu,
+                                ProfileResult* out) {
   std::string kernel;
-  KOPT_RETURN_IF_ERROR(first_kernel(source, params, &kernel));
+  KOPT_RETURN_IF_ERROR(first_kernel(candidate, &kernel));
   char dir[] = "/tmp/kopt-rocprof-XXXXXX";
   if (!mkdtemp(dir)) return Status::error("cannot create a temporary folder for rocprof");
   const std::string d = dir, file = d + "/candidate.hip", input = d + "/input.txt",
                     csv = d + "/results.csv";
-  { std::ofstream(file) << source; }
+  { std::ofstream(file) << candidate.source(); }
   {
     std::ofstream(input) << "pmc: VALUBusy MemUnitBusy MemUnitStalled L2CacheHit\nkernel: "
                          << kernel << "\n";
   }
   std::vector<std::string> argv = {program_, "-i", input, "-o", csv, "--timestamp", "on"};
-  for (auto& a : eval_arguments(file, shape, params, gpu)) argv.push_back(std::move(a));
+  for (auto& a : eval_arguments(file, shape, candidate.asked, gpu)) argv.push_back(std::move(a));
   ProcessResult r;
   Status s = run(argv, &r);
   std::string text;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sandbox/contract/candidate.h"
 #include "sandbox/contract/problem.h"
 #include "sandbox/contract/status.h"
 #include "sandbox/contract/subprocess.h"
@@ -57,8 +58,8 @@ class Profiler {
  public:
   virtual ~Profiler() = default;
   // On GPU `gpu` (an index of this machine), or the default GPU when -1.
-  virtual Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                         const Shape& shape, int gpu, ProfileResult* out) = 0;
+  virtual Status profile(const CandidateValue& candidate, const Shape& shape, int gpu,
+                         ProfileResult* out) = 0;
 };
 
 // A vendor profiler run as a program over `kopt eval FILE --no-time`.
@@ -81,8 +82,7 @@ class ToolProfiler : public Profiler {
   // What both profilers check first: the program is installed, the
   // candidate's contract parses, and `kernel` is its first launched kernel
   // (the one profiled).
-  Status first_kernel(const std::string& source, const std::map<std::string, int64_t>& params,
-                      std::string* kernel) const;
+  Status first_kernel(const CandidateValue& candidate, std::string* kernel) const;
 
   std::string program_, name_, kopt_;
   double time_limit_s_;
@@ -94,8 +94,8 @@ class NcuProfiler : public ToolProfiler {
  public:
   NcuProfiler(std::string ncu, std::string kopt, double time_limit_s)
       : ToolProfiler(std::move(ncu), "ncu", std::move(kopt), time_limit_s) {}
-  Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                 const Shape& shape, int gpu, ProfileResult* out) override;
+  Status profile(const CandidateValue& candidate, const Shape& shape, int gpu,
+                 ProfileResult* out) override;
 };
 
 // rocprof (ROCm's profiler, v1 command line): the candidate's first launched
@@ -104,8 +104,8 @@ class RocprofProfiler : public ToolProfiler {
  public:
   RocprofProfiler(std::string rocprof, std::string kopt, double time_limit_s)
       : ToolProfiler(std::move(rocprof), "rocprof", std::move(kopt), time_limit_s) {}
-  Status profile(const std::string& source, const std::map<std::string, int64_t>& params,
-                 const Shape& shape, int gpu, ProfileResult* out) override;
+  Status profile(const CandidateValue& candidate, const Shape& shape, int gpu,
+                 ProfileResult* out) override;
 };
 
 }  // namespace kopt

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "sandbox/contract/candidate.h"
 #include "sandbox/contract/evaluation.h"
 #include "sandbox/contract/problem.h"
 
@@ -38,8 +39,7 @@ struct ProposalContext {
 
 struct Proposal {
   std::string name;
-  std::string source;
-  std::map<std::string, int64_t> params;
+  CandidateRef candidate;  // the source and parameter values, parsed where they entered
   std::vector<int64_t> parents;
   std::string proposer, model, prompt, answer;
   int64_t tokens = 0;
@@ -88,14 +88,8 @@ class ParameterMutator : public Proposer {
 // would only answer "unsupported_shape" for); true when they meet them, and
 // when the device is not known yet (no GPU has answered): then the sandbox
 // remains the judge of the requirements.
-bool runs_on(const std::string& source, const std::map<std::string, int64_t>& params,
-             const Shape& shape, const DeviceInfo& device);
+bool runs_on(const CandidateValue& candidate, const Shape& shape, const DeviceInfo& device);
 
-// The canonical key of a source with parameter values (sandbox/contract/candidate.h).
-std::string proposal_key(const std::string& source, const std::map<std::string, int64_t>& params);
-
-std::map<std::string, int64_t> params_from_json(const std::string& json_text);
-std::string params_to_json(const std::map<std::string, int64_t>& params);
 // One "NAME=VALUE" with an integer VALUE (as `--param` and `--start` take
 // them) into `out`; false with what is wrong ("expects NAME=VALUE, got 'x'",
 // "value must be an integer: 'x'").

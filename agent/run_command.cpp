@@ -164,8 +164,7 @@ Status resolve_start_points(const Problem& problem, const Shape& shape,
         if (e.shape.key() != shape.key()) continue;
         const std::string name = e.row.value("name", std::string());
         const Seed* seed = find_seed(problem, name);
-        Candidate parsed;
-        if (!seed || !parse_candidate(seed->source, e.params, &parsed).ok()) {
+        if (!seed || !seed_candidate(*seed, e.params)->ok()) {
           // A kernel today's seeds no longer describe: not a starting point.
           fmt::print(stderr, "kopt run: {}: entry {} ({}) does not fit today's seed; left out\n",
                      spec, e.shape.name(), name);
@@ -193,9 +192,8 @@ Status resolve_start_points(const Problem& problem, const Shape& shape,
         if (!parse_param_assignment(item, &start.params, &error))
           return Status::error("--start " + spec + ": " + error);
     }
-    Candidate parsed;
-    Status ps = parse_candidate(seed->source, start.params, &parsed);
-    if (!ps.ok()) return Status::error("--start " + spec + ": " + ps.message());
+    const CandidateRef value = seed_candidate(*seed, start.params);
+    if (!value->ok()) return Status::error("--start " + spec + ": " + value->status.message());
     out->push_back(std::move(start));
   }
   return Status();

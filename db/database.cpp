@@ -194,6 +194,7 @@ Status Database::list_runs(std::vector<RunRecord>* out) {
 
 Status Database::add_candidate(CandidateRecord* c) {
   c->created_at = now_utc();
+  if (!c->parsed) c->parsed = enter_candidate(c->source, params_from_json(c->params_json));
   Statement s(db_,
               "INSERT INTO candidates(run_id, key, name, source, params_json, parents, proposer, "
               "model, prompt, answer, "

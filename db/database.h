@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/contract/candidate.h"
 #include "sandbox/contract/status.h"
 
 struct sqlite3;
@@ -43,7 +44,10 @@ struct CandidateRecord {
   std::string key;  // hash of source + parameter values
   std::string name;
   std::string source;
-  std::string params_json;  // {"ROWS": 4, ...}
+  std::string params_json;  // {"ROWS": 4, ...}: the values as given (CandidateValue::asked)
+  // source and params_json parsed once (sandbox/contract/candidate.h): set by
+  // the database when it reads the row, and by whoever makes the record.
+  CandidateRef parsed;
   std::vector<int64_t> parents;
   std::string proposer;  // seed | mutator | llm
   std::string model;
@@ -51,6 +55,14 @@ struct CandidateRecord {
   std::string answer;  // the raw model answer
   int64_t generation = 0;
   std::string created_at;
+
+  // The record of a value: its source, values as given, key and the value.
+  void set_candidate(CandidateRef value) {
+    source = value->source();
+    params_json = params_to_json(value->asked);
+    key = value->key;
+    parsed = std::move(value);
+  }
 };
 
 struct EvaluationRecord {

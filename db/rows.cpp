@@ -62,6 +62,8 @@ CandidateRecord read_candidate(const Statement& s, int offset) {
   c.answer = s.text(offset + 10);
   c.generation = s.integer(offset + 11);
   c.created_at = s.text(offset + 12);
+  // A stored candidate enters this process here.
+  c.parsed = enter_candidate(c.source, params_from_json(c.params_json));
   return c;
 }
 

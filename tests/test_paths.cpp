@@ -125,7 +125,7 @@ SandboxOptions gpu_test_options(double compile_s) {
 EvalRequest gpu_test_request(const std::string& source, const Shape& shape, bool time,
                              uint64_t seed) {
   EvalRequest r;
-  r.source = source;
+  r.candidate = enter_candidate(source, {});
   r.shape = shape;
   r.seed = seed;
   r.trials = 1;

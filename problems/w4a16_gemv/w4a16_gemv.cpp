@@ -68,14 +68,28 @@ std::vector<Shape> contest_suite() {
   return shapes;
 }
 
+namespace {
+// The canonical arrays in the blob's order: the one description of the
+// weights' layout (CanonicalLayout and the library's create read it).
+const std::vector<LibrarySpec::WeightArray>& canonical_arrays() {
+  static const std::vector<LibrarySpec::WeightArray> arrays = {
+      {"qweight", "N * (K / 2)", "uint8 [N][K/2], low nibble = even k"},
+      {"scales", "N * (K / G) * 2", "fp16 [N][K/G]"},
+      {"offsets", "N * (K / G) * 2", "fp16 [N][K/G]"},
+  };
+  return arrays;
+}
+}  // namespace
+
 CanonicalLayout CanonicalLayout::of(const Shape& s) {
   const Dims d = dims(s);
+  const std::vector<size_t> at =
+      blob_offsets(canonical_arrays(), Shape{kId, {{"K", d.K}, {"N", d.N}, {"G", d.G}}});
   CanonicalLayout l;
-  size_t groups = static_cast<size_t>(d.N) * static_cast<size_t>(d.K / d.G);
-  l.qweight_offset = 0;
-  l.scales_offset = align256(static_cast<size_t>(d.N) * static_cast<size_t>(d.K / 2));
-  l.offsets_offset = l.scales_offset + align256(groups * 2);
-  l.total_bytes = l.offsets_offset + align256(groups * 2);
+  l.qweight_offset = at[0];
+  l.scales_offset = at[1];
+  l.offsets_offset = at[2];
+  l.total_bytes = at[3];
   return l;
 }
 
@@ -385,11 +399,7 @@ class W4a16Gemv : public Problem {
         "y = x · W with x fp16 (length K), W int4 group-quantized in kopt's canonical format "
         "(w = scale · q + offset, one fp16 scale and offset per group of G consecutive k "
         "of a channel), y fp32 (length N).";
-    spec.weight_arrays = {
-        {"qweight", "N * (K / 2)", "uint8 [N][K/2], low nibble = even k"},
-        {"scales", "N * (K / G) * 2", "fp16 [N][K/G]"},
-        {"offsets", "N * (K / G) * 2", "fp16 [N][K/G]"},
-    };
+    spec.weight_arrays = canonical_arrays();
     spec.valid_shape = "K >= 2 && K % 2 == 0 && N >= 1 && G >= 2 && G % 2 == 0 && K % G == 0";
     spec.valid_shape_text = "K >= 2 even, N >= 1, G even and dividing K";
     return spec;

@@ -25,6 +25,16 @@ namespace w8a16 {
 
 namespace {
 
+// The canonical arrays in the blob's order: the one description of the
+// weights' layout (CanonicalLayout and the library's create read it).
+const std::vector<LibrarySpec::WeightArray>& canonical_arrays() {
+  static const std::vector<LibrarySpec::WeightArray> arrays = {
+      {"qweight", "N * K", "int8 [N][K]"},
+      {"scales", "N * 2", "fp16 [N]"},
+  };
+  return arrays;
+}
+
 constexpr int64_t kMaxDim = int64_t{1} << 20;
 
 int64_t K_of(const Shape& s) { return s.var("K"); }
@@ -180,10 +190,7 @@ class W8a16Gemv : public Problem {
         "y = x · W with x fp16 (length K), W int8 (N output channels of K signed weights "
         "each, row n holding channel n) with one fp16 scale per channel, y fp32 (length N): "
         "y[n] = scale[n] * sum_k x[k] * q[n][k].";
-    spec.weight_arrays = {
-        {"qweight", "N * K", "int8 [N][K]"},
-        {"scales", "N * 2", "fp16 [N]"},
-    };
+    spec.weight_arrays = canonical_arrays();
     spec.valid_shape = "K >= 1 && N >= 1";
     spec.valid_shape_text = "K >= 1, N >= 1";
     return spec;
@@ -195,9 +202,11 @@ class W8a16Gemv : public Problem {
 Shape shape(int64_t K, int64_t N) { return Shape{kId, {{"K", K}, {"N", N}}}; }
 
 CanonicalLayout CanonicalLayout::of(const Shape& s) {
+  const std::vector<size_t> at =
+      blob_offsets(canonical_arrays(), Shape{kId, {{"K", K_of(s)}, {"N", N_of(s)}}});
   CanonicalLayout l;
-  l.scales_offset = align256(static_cast<size_t>(N_of(s)) * static_cast<size_t>(K_of(s)));
-  l.total_bytes = l.scales_offset + align256(static_cast<size_t>(N_of(s)) * 2);
+  l.scales_offset = at[1];
+  l.total_bytes = at[2];
   return l;
 }
 

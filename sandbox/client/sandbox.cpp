@@ -14,23 +14,21 @@ Sandbox::Sandbox(SandboxOptions options)
       amd_(options_.amd_check ? AmdToolchain::find() : AmdToolchain()),
       worker_(options_.worker_command, options_.limits, options_.events_on_stdout) {}
 
-TargetResources Sandbox::check_amd(const std::string& source,
-                                   const std::map<std::string, int64_t>& params,
-                                   const Shape& shape) {
+TargetResources Sandbox::check_amd(const CandidateValue& candidate, const Shape& shape) {
   TargetResources r;
   const Problem* problem = nullptr;
   if (Status ps = problem_by_id(shape.problem, &problem); !ps.ok()) {
     r.note = "not checked: " + ps.message();
     return r;
   }
-  Candidate c;
-  if (Status ps = parse_candidate(source, params, &c); !ps.ok()) {
-    r.note = "not checked: " + ps.message();
+  if (!candidate.ok()) {
+    r.note = "not checked: " + candidate.status.message();
     return r;
   }
+  const Candidate& c = candidate.candidate;
   const std::vector<std::string> defines = build_defines(c, shape);
   // Keyed by what is built: the source and every macro.
-  std::string key = problem->id() + "/" + candidate_key(c);
+  std::string key = problem->id() + "/" + candidate.key;
   for (const auto& d : defines) key += " " + d;
   auto it = amd_cache_.find(key);
   if (it != amd_cache_.end()) return it->second;
@@ -38,7 +36,7 @@ TargetResources Sandbox::check_amd(const std::string& source,
   for (const auto& l : c.spec.launches) kernels.push_back(l.kernel);
   if (c.spec.relayout) kernels.push_back(c.spec.relayout->kernel);
   std::string cleaned;
-  Status s = check_source(source, kernels, &cleaned);
+  Status s = check_source(c.source, kernels, &cleaned);
   if (!s.ok()) {
     r.note = "not checked: " + s.message();
     return r;
@@ -60,7 +58,8 @@ EvalResult Sandbox::evaluate(const EvalRequest& request) {
   if (amd_check)
     amd = std::async(std::launch::async, [&] {
       const auto began = Clock::now();
-      TargetResources t = check_amd(request.source, request.params, request.shape);
+      TargetResources t =
+          request.candidate ? check_amd(*request.candidate, request.shape) : TargetResources();
       amd_seconds = std::chrono::duration<double>(Clock::now() - began).count();
       return t;
     });

@@ -41,8 +41,7 @@ class Sandbox {
   // macros, sandbox/contract/candidate.h; a shape without variables: the build for any
   // shape of its problem), cached per problem, source, parameters and shape;
   // the shape's problem gives the device helpers.
-  TargetResources check_amd(const std::string& source, const std::map<std::string, int64_t>& params,
-                            const Shape& shape);
+  TargetResources check_amd(const CandidateValue& candidate, const Shape& shape);
 
  private:
   SandboxOptions options_;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace kopt {
 
@@ -245,6 +247,79 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
   KOPT_RETURN_IF_ERROR(choose_params(c.spec, overrides, &c.params));
   *out = std::move(c);
   return Status();
+}
+
+namespace {
+
+// The contracts of the sources entered last, by source text.
+class ContractMemo {
+ public:
+  std::shared_ptr<const CandidateValue> find_or_parse(const std::string& source) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = parsed_.find(source);
+    if (it != parsed_.end()) return it->second;
+    auto value = std::make_shared<CandidateValue>();
+    value->contract = parse_candidate(source, {}, &value->candidate);
+    value->candidate.source = source;
+    value->status = value->contract;
+    // Bounded: a long run of model answers enters thousands of sources.
+    if (parsed_.size() >= kKept) parsed_.clear();
+    parsed_.emplace(source, value);
+    return value;
+  }
+
+ private:
+  static constexpr size_t kKept = 256;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const CandidateValue>> parsed_;
+};
+
+}  // namespace
+
+CandidateRef enter_candidate(const std::string& source,
+                             const std::map<std::string, int64_t>& values) {
+  static ContractMemo memo;
+  return with_values(*memo.find_or_parse(source), values);
+}
+
+CandidateRef seed_candidate(const Seed& seed, const std::map<std::string, int64_t>& values) {
+  return enter_candidate(seed.source, values);
+}
+
+CandidateRef with_values(const CandidateValue& from, const std::map<std::string, int64_t>& values) {
+  auto value = std::make_shared<CandidateValue>();
+  value->contract = from.contract;
+  value->asked = values;
+  if (from.contract.ok()) {
+    value->status = with_params(from.candidate, values, &value->candidate);
+    if (!value->status.ok()) value->candidate.spec = from.candidate.spec;
+  } else {
+    value->status = from.contract;
+  }
+  value->candidate.source = from.candidate.source;
+  if (value->status.ok()) {
+    value->key = candidate_key(value->candidate);
+  } else {
+    Candidate raw;
+    raw.source = from.candidate.source;
+    value->key = candidate_key(raw);
+  }
+  return value;
+}
+
+std::map<std::string, int64_t> params_from_json(const std::string& text) {
+  std::map<std::string, int64_t> out;
+  json j = json::parse(text, nullptr, false);
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.value().is_number_integer()) out[it.key()] = it.value().get<int64_t>();
+  return out;
+}
+
+std::string params_to_json(const std::map<std::string, int64_t>& params) {
+  json j = json::object();
+  for (const auto& [k, v] : params) j[k] = v;
+  return j.dump();
 }
 
 Status with_params(const Candidate& parsed, const std::map<std::string, int64_t>& overrides,

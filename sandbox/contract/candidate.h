@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -74,8 +75,47 @@ struct Candidate {
 
 // Parses the contract block of `source`; `overrides` set parameter values
 // (each must be declared and among its values). Missing values take defaults.
+// Called by enter_candidate only (and tests): everything else carries the
+// parsed value.
 Status parse_candidate(const std::string& source, const std::map<std::string, int64_t>& overrides,
                        Candidate* out);
+
+// A candidate as kopt carries it, from where its text enters to the shipped
+// library. Its text is parsed once, by enter_candidate, where it enters: a
+// problem's seed (seed_candidate), a model's answer, a row read from the
+// database, a file a user names, a request the worker reads. Proposals,
+// candidate records and evaluation requests hold the value, and what follows
+// reads it (with_values for other parameter values) instead of parsing again.
+struct CandidateValue {
+  // The source always; the parsed contract when `contract` is ok; every
+  // declared parameter's value when `status` is ok.
+  Candidate candidate;
+  std::map<std::string, int64_t> asked;  // the parameter values as given (what is stored)
+  Status contract;                       // the contract block: ok, or why it does not parse
+  Status status;                         // the contract and the values together
+  // candidate_key of the candidate; of the source alone when `status` is not
+  // ok (a stable key for a candidate the sandbox will reject).
+  std::string key;
+  bool ok() const { return status.ok(); }
+  const std::string& source() const { return candidate.source; }
+};
+using CandidateRef = std::shared_ptr<const CandidateValue>;
+
+// The one place a candidate's text is parsed. A source's contract is parsed
+// once per process (kept for the sources seen last), so entering the same
+// source with other values, or reading many rows of one kernel, parses it once.
+CandidateRef enter_candidate(const std::string& source,
+                             const std::map<std::string, int64_t>& values);
+// A seed as a candidate with `values` over its defaults.
+CandidateRef seed_candidate(const Seed& seed, const std::map<std::string, int64_t>& values = {});
+// The same candidate with other parameter values (as parse_candidate takes
+// them), its contract not parsed again.
+CandidateRef with_values(const CandidateValue& from, const std::map<std::string, int64_t>& values);
+
+// Parameter values as stored and sent ({"ROWS": 4}) and back; text that is not
+// a JSON object of integers gives what it has of them.
+std::map<std::string, int64_t> params_from_json(const std::string& json_text);
+std::string params_to_json(const std::map<std::string, int64_t>& params);
 
 // The parsed candidate with other parameter values: its defaults, then
 // `overrides` (as parse_candidate), without parsing the contract again; for

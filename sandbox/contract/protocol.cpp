@@ -27,10 +27,11 @@ Status shape_from_json(const json& j, Shape* out) {
 
 json to_json(const EvalRequest& r) {
   json params = json::object();
-  for (const auto& [k, v] : r.params) params[k] = v;
+  if (r.candidate)
+    for (const auto& [k, v] : r.candidate->asked) params[k] = v;
   return json{{"op", "eval"},
               {"protocol", kProtocolVersion},
-              {"source", r.source},
+              {"source", r.candidate ? r.candidate->source() : std::string()},
               {"baseline", r.baseline},
               {"params", params},
               {"shape", shape_json(r.shape)},
@@ -52,11 +53,14 @@ Status eval_request_from_json(const json& j, EvalRequest* out) {
                          " (kopt and kopt-worker come from different builds)");
   try {
     r.baseline = j.value("baseline", std::string());
-    r.source =
+    const std::string source =
         r.baseline.empty() ? j.at("source").get<std::string>() : j.value("source", std::string());
+    std::map<std::string, int64_t> params;
     if (j.contains("params"))
       for (auto it = j["params"].begin(); it != j["params"].end(); ++it)
-        r.params[it.key()] = it.value().get<int64_t>();
+        params[it.key()] = it.value().get<int64_t>();
+    // The candidate enters the worker here.
+    if (r.baseline.empty()) r.candidate = enter_candidate(source, params);
     KOPT_RETURN_IF_ERROR(shape_from_json(j.at("shape"), &r.shape));
     r.seed = j.value("seed", uint64_t{1});
     r.trials = j.value("trials", 2);

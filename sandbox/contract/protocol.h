@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sandbox/contract/candidate.h"
 #include "sandbox/contract/problem.h"
 #include "sandbox/contract/status.h"
 
@@ -45,8 +46,9 @@ inline constexpr const char* kVendorBlasBaseline = "vendor-blas-fp16";
 inline constexpr const char* kReadOnlyBaseline = "read-only";
 
 struct EvalRequest {
-  std::string source;
-  std::map<std::string, int64_t> params;
+  // The candidate (its source and the values as given travel; the worker
+  // enters them when it reads the request); null for a baseline.
+  CandidateRef candidate;
   // Non-empty: evaluate this built-in baseline (kVendorBlasBaseline) instead
   // of a source; verified and timed the same way.
   std::string baseline;

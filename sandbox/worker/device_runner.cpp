@@ -277,11 +277,13 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
                        const std::vector<std::string>& base_options, const std::string& arch,
                        CompiledCandidate* out, EvalResult& result, const StageCallback& enter) {
   enter("contract");
+  if (!req.candidate) return fail(result, Verdict::kContractError, "the request has no candidate");
+  if (!req.candidate->ok())
+    return fail(result, Verdict::kContractError, req.candidate->status.message());
   Candidate& candidate = out->candidate;
-  Status s = parse_candidate(req.source, req.params, &candidate);
-  if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
-  result.candidate_key = candidate_key(candidate);
-  s = plan_launches(candidate, req.shape, limits, &out->plan);
+  candidate = req.candidate->candidate;
+  result.candidate_key = req.candidate->key;
+  Status s = plan_launches(candidate, req.shape, limits, &out->plan);
   if (!s.ok()) return fail(result, Verdict::kContractError, s.message());
   if (!out->plan.supported)
     return fail(result, Verdict::kUnsupportedShape, out->plan.unsupported_reason);
@@ -291,7 +293,7 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
   for (const auto& l : candidate.spec.launches) kernels.push_back(l.kernel);
   if (candidate.spec.relayout) kernels.push_back(candidate.spec.relayout->kernel);
   std::string cleaned;
-  s = check_source(req.source, kernels, &cleaned);
+  s = check_source(candidate.source, kernels, &cleaned);
   if (!s.ok()) return fail(result, Verdict::kStaticRejected, s.message());
 
   enter("compile");

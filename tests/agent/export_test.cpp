@@ -256,8 +256,9 @@ TEST(ExportTest, GenericVariantsBuildForGfx906WithoutScratch) {
                     "scripts/install-deps";
   }
   for (const auto& v : test::w4a16_problem().library().generic_variants) {
-    const TargetResources r = sandbox.check_amd(find_seed(test::w4a16_problem(), v.seed)->source,
-                                                v.params, Shape{w4a16::kId, {}});
+    const TargetResources r =
+        sandbox.check_amd(*seed_candidate(*find_seed(test::w4a16_problem(), v.seed), v.params),
+                          Shape{w4a16::kId, {}});
     EXPECT_TRUE(r.checked && r.compiled) << v.symbol << ": " << r.note;
     EXPECT_EQ(r.spill_bytes, 0) << v.symbol;
   }

@@ -29,15 +29,14 @@ class FakeEvaluator : public Evaluator {
     EvalResult r;
     r.shape = req.shape.key();
     r.device = device_info();
-    Candidate c;
-    Status s = parse_candidate(req.source, req.params, &c);
-    if (!s.ok()) {
+    if (!req.candidate || !req.candidate->ok()) {
       r.verdict = Verdict::kContractError;
-      r.message = s.message();
+      r.message = req.candidate ? req.candidate->status.message() : "no candidate";
       r.stage = "contract";
       return r;
     }
-    if (req.source.find("BROKEN_KERNEL") != std::string::npos) {
+    const Candidate& c = req.candidate->candidate;
+    if (c.source.find("BROKEN_KERNEL") != std::string::npos) {
       r.verdict = Verdict::kWrongResult;
       r.stage = "verify random #1";
       r.message = "random #1: 256 element(s) outside tolerance";
@@ -49,10 +48,10 @@ class FakeEvaluator : public Evaluator {
     }
     double us = 5.0;
     for (const auto& p : c.spec.params) {
-      auto it = std::find(p.values.begin(), p.values.end(), c.params[p.name]);
+      auto it = std::find(p.values.begin(), p.values.end(), c.params.at(p.name));
       us += 0.1 * static_cast<double>(p.values.end() - 1 - it);
     }
-    if (req.source.find("FAST_KERNEL") != std::string::npos) us = 1.0;
+    if (c.source.find("FAST_KERNEL") != std::string::npos) us = 1.0;
     r.verdict = Verdict::kOk;
     r.stage = "time batch 2";
     Timing t;

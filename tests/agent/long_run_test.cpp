@@ -67,7 +67,7 @@ TEST(LongRunTest, ThousandWorkerRequestsLeakNoHandles) {
                        "\"{\\\"id\\\":$id,\\\"event\\\":\\\"result\\\",\\\"result\\\":{"
                        "\\\"verdict\\\":\\\"ok\\\"}}\" >&3; done"});
   EvalRequest r;
-  r.source = "/* kopt: {} */";
+  r.candidate = enter_candidate("/* kopt: {} */", {});
   r.shape = w4a16::shape(64, 8, 64);
   for (int i = 0; i < 20; ++i) client.evaluate(r);
   const size_t fds_before = open_fds(), rss_before = resident_bytes(getpid());

@@ -100,7 +100,7 @@ class LuckyFirstMeasurements : public test::FakeEvaluator {
  public:
   EvalResult evaluate(const EvalRequest& req) override {
     EvalResult r = FakeEvaluator::evaluate(req);
-    const std::string key = req.source + params_to_json(req.params);
+    const std::string key = req.candidate->key;
     if (r.timing && measured_.insert(key).second && measured_.size() % 2 == 1)
       r.timing->median_us *= 0.5;
     return r;
@@ -127,8 +127,7 @@ TEST(LoopTest, ANewBestIsMeasuredAgainBeforeItLeads) {
   // The leader's rank is its slowest measurement: its true time.
   test::FakeEvaluator truth;
   EvalRequest req;
-  req.source = best[0].candidate.source;
-  req.params = params_from_json(best[0].candidate.params_json);
+  req.candidate = best[0].candidate.parsed;
   req.shape = shape;
   EXPECT_DOUBLE_EQ(*best[0].evaluation.median_us, truth.evaluate(req).timing->median_us);
   std::vector<EvaluationRecord> e;
@@ -146,8 +145,7 @@ class FakeProfiler : public Profiler {
  public:
   int calls = 0;
   bool fail_next = false;
-  Status profile(const std::string&, const std::map<std::string, int64_t>&, const Shape&, int,
-                 ProfileResult* out) override {
+  Status profile(const CandidateValue&, const Shape&, int, ProfileResult* out) override {
     ++calls;
     if (fail_next) {
       fail_next = false;
@@ -245,8 +243,7 @@ class TwoGpuWorkers : public test::FakeEvaluator {
 class SlowProfiler : public Profiler {
  public:
   std::vector<int> gpus;
-  Status profile(const std::string&, const std::map<std::string, int64_t>&, const Shape&, int gpu,
-                 ProfileResult* out) override {
+  Status profile(const CandidateValue&, const Shape&, int gpu, ProfileResult* out) override {
     gpus.push_back(gpu);
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
     out->tool = "fake-ncu";

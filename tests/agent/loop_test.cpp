@@ -28,7 +28,7 @@ using test::mutator_only;
 double seed_default_time(const std::string& seed_name, const Shape& shape) {
   test::FakeEvaluator f;
   EvalRequest r;
-  r.source = find_seed(test::w4a16_problem(), seed_name)->source;
+  r.candidate = seed_candidate(*find_seed(test::w4a16_problem(), seed_name));
   r.shape = shape;
   return f.evaluate(r).timing->median_us;
 }
@@ -121,7 +121,7 @@ TEST(LoopTest, ThePromptCarriesTheParentsProfile) {
   ctx.shape = w4a16::shape(5120, 256, 64);
   ctx.device.name = "Fake GPU";
   ScoredCandidate parent;
-  parent.candidate.source = "/* kopt: {} */";
+  parent.candidate.set_candidate(enter_candidate("/* kopt: {} */", {}));
   ctx.parents.push_back(parent);
   EXPECT_NE(render_prompt(ctx, PromptTemplates::builtin())
                 .find("Profiler (hardware counters): not profiled"),
@@ -146,6 +146,7 @@ TEST(LoopTest, ThePromptShowsInspirationsWithSourceAndDiff) {
     c.candidate.name = name;
     c.candidate.source = source;
     c.candidate.params_json = params;
+    c.candidate.parsed = enter_candidate(source, params_from_json(params));
     EvaluationRecord e;
     e.verdict = "ok";
     e.median_us = us;
@@ -352,9 +353,7 @@ int64_t measured_elsewhere(Database* db, const std::string& shape_key, const std
   CandidateRecord c;
   c.run_id = run.id;
   c.name = seed.name;
-  c.source = seed.source;
-  c.params_json = params_to_json(params);
-  c.key = proposal_key(c.source, params);
+  c.set_candidate(seed_candidate(seed, params));
   c.proposer = "mutator";
   EXPECT_TRUE(db->add_candidate(&c).ok());
   EvaluationRecord e = test::evaluation_of(c, shape_key, device, "ok", us);

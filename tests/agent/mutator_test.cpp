@@ -21,8 +21,7 @@ ProposalContext context_for(const Shape& shape, const std::string& seed, Rng* rn
   ctx.device.max_shared_bytes = 48 * 1024;
   ScoredCandidate parent;
   parent.candidate.id = 1;
-  parent.candidate.source = find_seed(test::w4a16_problem(), seed)->source;
-  parent.candidate.params_json = "{}";
+  parent.candidate.set_candidate(seed_candidate(*find_seed(test::w4a16_problem(), seed)));
   ctx.parents.push_back(parent);
   ctx.rng = rng;
   ctx.seen_keys = seen;
@@ -30,12 +29,11 @@ ProposalContext context_for(const Shape& shape, const std::string& seed, Rng* rn
 }
 
 bool supported(const Proposal& p, const Shape& shape) {
-  Candidate c;
-  if (!parse_candidate(p.source, p.params, &c).ok()) return false;
+  if (!p.candidate->ok()) return false;
   DeviceLimits limits;
   limits.sms = 132;
   LaunchPlan plan;
-  return plan_launches(c, shape, limits, &plan).ok() && plan.supported;
+  return plan_launches(p.candidate->candidate, shape, limits, &plan).ok() && plan.supported;
 }
 
 // Up to `n` proposals of the mutator from `ctx`, each new to the run (the
@@ -48,7 +46,7 @@ std::vector<Proposal> propose_unseen(ProposalContext ctx, int n, std::set<std::s
     Proposal p;
     ProposalFailure failure;
     if (!mutator.propose(ctx, &p, &failure)) break;
-    seen->insert(proposal_key(p.source, p.params));
+    seen->insert(p.candidate->key);
     out.push_back(p);
   }
   return out;
@@ -65,7 +63,7 @@ TEST(MutatorTest, ProposesOnlyCombinationsTheShapeCanRun) {
     const auto proposals = propose_unseen(context_for(shape, "gen", &rng, &seen), 60, &seen);
     EXPECT_EQ(proposals.size(), 60u) << shape.name();
     for (const auto& p : proposals)
-      EXPECT_TRUE(supported(p, shape)) << shape.name() << " " << params_to_json(p.params);
+      EXPECT_TRUE(supported(p, shape)) << shape.name() << " " << params_to_json(p.candidate->asked);
   }
 }
 
@@ -98,9 +96,10 @@ TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
   int xreg = 0;
   for (auto& p : proposals) {
     EXPECT_TRUE(supported(p, shape));
-    if (p.params["XREG"] == 1) {
+    const std::map<std::string, int64_t>& values = p.candidate->candidate.params;
+    if (values.at("XREG") == 1) {
       ++xreg;
-      EXPECT_GE(p.params["KSPLIT"] * p.params["SPLIT"], 7) << params_to_json(p.params);
+      EXPECT_GE(values.at("KSPLIT") * values.at("SPLIT"), 7) << params_to_json(p.candidate->asked);
     }
   }
   EXPECT_GT(xreg, 0);
@@ -111,19 +110,22 @@ TEST(MutatorTest, RepairsAMoveWithOneMoreParameter) {
 // an unknown device leaves the requirements to the sandbox, but parameters
 // the contract does not take are refused whatever the device.
 TEST(MutatorTest, RunsOnChecksTheContractForTheShapeAndDevice) {
-  const std::string& gen = find_seed(test::w4a16_problem(), "gen")->source;
+  const Seed& gen = *find_seed(test::w4a16_problem(), "gen");
   const std::map<std::string, int64_t> xreg = {{"XREG", 1}, {"KSPLIT", 1}, {"LPR", 32}};
   DeviceInfo device;
   device.multiprocessors = 132;
   device.warp_size = 32;
   device.max_threads_per_block = 1024;
   device.max_shared_bytes = 48 * 1024;
-  EXPECT_TRUE(runs_on(gen, xreg, w4a16::shape(512, 7168, 64), device));
-  EXPECT_FALSE(runs_on(gen, xreg, w4a16::shape(7168, 9216, 64), device));
-  EXPECT_TRUE(runs_on(gen, xreg, w4a16::shape(7168, 9216, 64), DeviceInfo()));
-  EXPECT_FALSE(runs_on(gen, {{"ROWS", 5}}, w4a16::shape(512, 7168, 64), device));  // not a value
-  EXPECT_FALSE(runs_on(gen, {{"ROWS", 5}}, w4a16::shape(512, 7168, 64), DeviceInfo()));
-  EXPECT_FALSE(runs_on(gen, {{"NOT_A_KNOB", 1}}, w4a16::shape(512, 7168, 64), DeviceInfo()));
+  EXPECT_TRUE(runs_on(*seed_candidate(gen, xreg), w4a16::shape(512, 7168, 64), device));
+  EXPECT_FALSE(runs_on(*seed_candidate(gen, xreg), w4a16::shape(7168, 9216, 64), device));
+  EXPECT_TRUE(runs_on(*seed_candidate(gen, xreg), w4a16::shape(7168, 9216, 64), DeviceInfo()));
+  EXPECT_FALSE(runs_on(*seed_candidate(gen, {{"ROWS", 5}}), w4a16::shape(512, 7168, 64),
+                       device));  // not a value
+  EXPECT_FALSE(
+      runs_on(*seed_candidate(gen, {{"ROWS", 5}}), w4a16::shape(512, 7168, 64), DeviceInfo()));
+  EXPECT_FALSE(runs_on(*seed_candidate(gen, {{"NOT_A_KNOB", 1}}), w4a16::shape(512, 7168, 64),
+                       DeviceInfo()));
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ TEST(ProfilerTest, WithoutNcuItSaysNotProfiled) {
   std::string why;
   EXPECT_FALSE(profiler.available(&why));
   ProfileResult r;
-  Status s = profiler.profile("x", {}, w4a16::shape(512, 1024, 64), -1, &r);
+  Status s = profiler.profile(*enter_candidate("x", {}), w4a16::shape(512, 1024, 64), -1, &r);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("not profiled", 0), 0u);
 }
@@ -99,7 +99,9 @@ TEST(ProfilerTest, TheProfiledEvalNamesTheShapesProblem) {
   NcuProfiler profiler(fake, "/bin/kopt-none", 10);
   const std::string source = test::read_source_file("seeds/w4a16_batch/rows.hip");
   ProfileResult r;
-  EXPECT_FALSE(profiler.profile(source, {}, w4a16_batch::shape(8, 512, 256, 64), -1, &r).ok());
+  EXPECT_FALSE(
+      profiler.profile(*enter_candidate(source, {}), w4a16_batch::shape(8, 512, 256, 64), -1, &r)
+          .ok());
   std::ifstream f(args);
   std::stringstream text;
   text << f.rdbuf();
@@ -141,7 +143,7 @@ TEST(ProfilerTest, WithoutRocprofItSaysNotProfiled) {
   std::string why;
   EXPECT_FALSE(profiler.available(&why));
   ProfileResult r;
-  EXPECT_EQ(profiler.profile("x", {}, w4a16::shape(512, 1024, 64), -1, &r)
+  EXPECT_EQ(profiler.profile(*enter_candidate("x", {}), w4a16::shape(512, 1024, 64), -1, &r)
                 .message()
                 .rfind("not profiled", 0),
             0u);

@@ -133,18 +133,20 @@ TEST_F(ReportTest, FiltersByRunAndShape) {
 TEST(CandidateIdeaTest, ParameterMovesOrTheContractAndTheModelsSentence) {
   CandidateRecord parent, moved, model;
   parent.proposer = "seed";
-  parent.source =
+  const std::string source =
       R"(/* kopt: {"name": "k", "launches": [{"kernel": "g", "grid": [1], "block": [1]}],
     "params": {"A": {"values": [1, 2], "default": 1}, "B": {"values": [3, 4], "default": 3}}} */)";
-  parent.params_json = "{}";
+  parent.set_candidate(enter_candidate(source, {}));
   moved = parent;
   moved.proposer = "mutator";
-  moved.params_json = R"({"A":1,"B":4})";
+  moved.set_candidate(enter_candidate(source, {{"A", 1}, {"B", 4}}));
   EXPECT_EQ(candidate_idea(parent, nullptr), "seed");
   EXPECT_EQ(candidate_idea(moved, &parent), "parameters: B 3 → 4");
   model.proposer = "llm";
-  model.source = R"(/* kopt: {"name": "wide", "description": "two columns per lane",
-    "launches": [{"kernel": "g", "grid": [1], "block": [1]}]} */)";
+  model.set_candidate(
+      enter_candidate(R"(/* kopt: {"name": "wide", "description": "two columns per lane",
+    "launches": [{"kernel": "g", "grid": [1], "block": [1]}]} */)",
+                      {}));
   model.answer =
       "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n\nLoads are now 16 bytes wide. So fewer "
       "requests.\n";

@@ -14,7 +14,7 @@ namespace {
 
 EvalRequest small_request() {
   EvalRequest r;
-  r.source = "/* kopt: {} */";
+  r.candidate = enter_candidate("/* kopt: {} */", {});
   r.shape = w4a16::shape(64, 8, 64);
   return r;
 }

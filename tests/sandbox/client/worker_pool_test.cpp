@@ -54,7 +54,7 @@ TEST(WorkerPoolTest, ResultsComeBackInRequestOrder) {
   const int64_t columns[] = {64, 128, 96, 32, 160};
   for (int64_t n : columns) {
     EvalRequest r;
-    r.source = find_seed(test::w4a16_problem(), "naive")->source;
+    r.candidate = seed_candidate(*find_seed(test::w4a16_problem(), "naive"));
     r.shape = w4a16::shape(256, n, 64);
     r.trials = 1;
     requests.push_back(r);
@@ -80,7 +80,7 @@ TEST(WorkerPoolTest, AStreamGrowsFromItsResultsAndSkipsALentWorker) {
     std::vector<EvalResult> results;
     std::vector<size_t> tags;
     EvalRequest base;
-    base.source = find_seed(test::w4a16_problem(), "naive")->source;
+    base.candidate = seed_candidate(*find_seed(test::w4a16_problem(), "naive"));
     base.trials = 1;
     auto next = [&](EvalRequest* r, size_t* tag) {
       if (issued >= 4 && follow_ups == 0) return false;

@@ -98,10 +98,11 @@ TEST(AmdOfflineTest, SandboxCheckBuildsForTheShapeItIsGiven) {
 KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, int G) {}
 )src";
   Sandbox sandbox;
-  const TargetResources right = sandbox.check_amd(source, {}, w4a16::shape(5120, 3072, 64));
+  const TargetResources right =
+      sandbox.check_amd(*enter_candidate(source, {}), w4a16::shape(5120, 3072, 64));
   EXPECT_TRUE(right.checked && right.compiled) << right.note << right.log.substr(0, 2000);
   for (const Shape& other : {w4a16::shape(4096, 3072, 64), Shape{w4a16::kId, {}}}) {
-    const TargetResources wrong = sandbox.check_amd(source, {}, other);
+    const TargetResources wrong = sandbox.check_amd(*enter_candidate(source, {}), other);
     EXPECT_TRUE(wrong.checked) << other.key();
     EXPECT_FALSE(wrong.compiled) << other.key();
     EXPECT_NE(wrong.log.find("built for another shape"), std::string::npos) << other.key();

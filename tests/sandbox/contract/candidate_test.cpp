@@ -25,6 +25,55 @@ TEST(CandidateTest, ParsesContractAndDefaults) {
   EXPECT_EQ(parameter_defines(c), std::vector<std::string>{"-DROWS=2"});
 }
 
+// A candidate enters once and is carried: the value says whether its
+// contract and its values parse, keeps the values as given, and keys it as
+// parsing would; other values on it need no second parse.
+TEST(CandidateTest, EnteredValuesCarryTheParseAndTheValuesAsGiven) {
+  const CandidateRef entered = enter_candidate(kMinimal, {{"ROWS", 4}});
+  ASSERT_TRUE(entered->ok()) << entered->status.message();
+  EXPECT_EQ(entered->asked, (std::map<std::string, int64_t>{{"ROWS", 4}}));
+  EXPECT_EQ(entered->candidate.params.at("ROWS"), 4);
+  Candidate parsed;
+  ASSERT_TRUE(parse_candidate(kMinimal, {{"ROWS", 4}}, &parsed).ok());
+  EXPECT_EQ(entered->key, candidate_key(parsed));
+  EXPECT_EQ(entered->source(), kMinimal);
+
+  // A value the contract refuses: the contract still parses (its spec is
+  // kept), the candidate does not, and it is keyed by its source alone.
+  const CandidateRef refused = enter_candidate(kMinimal, {{"ROWS", 3}});
+  EXPECT_TRUE(refused->contract.ok());
+  EXPECT_FALSE(refused->ok());
+  EXPECT_NE(refused->status.message().find("not among its values"), std::string::npos);
+  EXPECT_EQ(refused->candidate.spec.name, "t");
+  Candidate raw;
+  raw.source = kMinimal;
+  EXPECT_EQ(refused->key, candidate_key(raw));
+  const CandidateRef mended = with_values(*refused, {{"ROWS", 1}});
+  ASSERT_TRUE(mended->ok());
+  EXPECT_EQ(mended->candidate.params.at("ROWS"), 1);
+
+  // No contract: every value says why, and other values cannot mend it.
+  const CandidateRef broken = enter_candidate("KOPT_KERNEL void gemv() {}", {{"ROWS", 1}});
+  EXPECT_FALSE(broken->contract.ok());
+  EXPECT_FALSE(broken->ok());
+  EXPECT_EQ(broken->asked.at("ROWS"), 1);
+  EXPECT_FALSE(with_values(*broken, {})->ok());
+  EXPECT_EQ(with_values(*broken, {})->status.message(), broken->contract.message());
+}
+
+// The same source entered again (another row, other values) reads the same
+// contract; entering many sources keeps working past what is kept.
+TEST(CandidateTest, EnteringASourceAgainGivesTheSameContract) {
+  const CandidateRef a = enter_candidate(kMinimal, {});
+  for (int i = 0; i < 600; ++i)
+    ASSERT_FALSE(enter_candidate("/* kopt: {} */ // " + std::to_string(i), {})->ok());
+  const CandidateRef b = enter_candidate(kMinimal, {{"ROWS", 2}});
+  EXPECT_EQ(a->key, b->key);  // 2 is the default: the same candidate
+  EXPECT_EQ(contract_json(a->candidate.spec), contract_json(b->candidate.spec));
+  EXPECT_EQ(params_from_json(params_to_json(b->asked)), b->asked);
+  EXPECT_TRUE(params_from_json("not json").empty());
+}
+
 // Other parameter values on a parsed candidate are what parsing the source
 // with them gives: the same values, key and errors.
 TEST(CandidateTest, WithParamsIsParsingWithThoseValues) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "problems/common/blob_layout.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 
 namespace kopt {
@@ -58,6 +59,26 @@ TEST(ProblemTest, CanonicalLayoutIsAlignedAndSized) {
   EXPECT_GE(l.scales_offset, 5120u * 192);
   EXPECT_GE(l.offsets_offset - l.scales_offset, 5120u * 6 * 2);
   EXPECT_GE(l.total_bytes - l.offsets_offset, 5120u * 6 * 2);
+}
+
+// The blob's layout is read from the arrays the library is generated from:
+// each array on a 256-byte boundary in their order, the size last.
+TEST(ProblemTest, TheBlobLayoutIsTheLibrarysWeightArrays) {
+  for (const Shape& s : {w4a16::shape(384, 5120, 64), w4a16::shape(4, 2, 4)}) {
+    const std::vector<size_t> at =
+        blob_offsets(find_problem(w4a16::kId)->library().weight_arrays, s);
+    const w4a16::CanonicalLayout l = w4a16::CanonicalLayout::of(s);
+    ASSERT_EQ(at.size(), 4u);
+    EXPECT_EQ(at[0], l.qweight_offset);
+    EXPECT_EQ(at[1], l.scales_offset);
+    EXPECT_EQ(at[2], l.offsets_offset);
+    EXPECT_EQ(at[3], l.total_bytes);
+  }
+  // 4 x 2 with one group: 4 bytes of q, 4 of scales, 4 of offsets.
+  EXPECT_EQ(w4a16::CanonicalLayout::of(w4a16::shape(4, 2, 4)).total_bytes, 768u);
+  // A size that does not evaluate counts nothing.
+  EXPECT_EQ(blob_offsets({{"a", "M * 2", ""}, {"b", "N", ""}}, w4a16::shape(4, 300, 4)),
+            (std::vector<size_t>{0, 0, 512}));
 }
 
 // A 4x2 problem worked by hand: w = s*q + o with one group.

@@ -12,8 +12,7 @@ namespace {
 
 TEST(ProtocolTest, EvalRequestRoundTrips) {
   EvalRequest r;
-  r.source = "src \"quoted\"\n";
-  r.params = {{"ROWS", 4}};
+  r.candidate = enter_candidate("src \"quoted\"\n", {{"ROWS", 4}});
   r.shape = w4a16::shape(5120, 256, 128);
   r.seed = 123456789012345ull;
   r.trials = 3;
@@ -21,8 +20,11 @@ TEST(ProtocolTest, EvalRequestRoundTrips) {
   EvalRequest back;
   ASSERT_TRUE(eval_request_from_json(to_json(r), &back).ok())
       << eval_request_from_json(to_json(r), &back).message();
-  EXPECT_EQ(back.source, r.source);
-  EXPECT_EQ(back.params, r.params);
+  ASSERT_TRUE(back.candidate);
+  EXPECT_EQ(back.candidate->source(), r.candidate->source());
+  EXPECT_EQ(back.candidate->asked, r.candidate->asked);
+  // A source without a contract travels as it is; the worker says why.
+  EXPECT_FALSE(back.candidate->ok());
   EXPECT_EQ(back.shape, r.shape);
   EXPECT_EQ(back.seed, r.seed);
   EXPECT_EQ(back.trials, 3);
@@ -41,7 +43,7 @@ TEST(ProtocolTest, BaselineRequestsNeedNoSource) {
       R"({"protocol": 2, "baseline": "vendor-blas-fp16",
           "shape": {"problem": "w4a16_gemv", "vars": {"K": 64, "N": 8, "G": 64}}})");
   ASSERT_TRUE(eval_request_from_json(j, &back).ok());
-  EXPECT_TRUE(back.source.empty());
+  EXPECT_FALSE(back.candidate);
   j["baseline"] = 3;
   EXPECT_FALSE(eval_request_from_json(j, &back).ok());
 }

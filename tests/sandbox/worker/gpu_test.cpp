@@ -34,7 +34,7 @@ class GpuTest : public ::testing::Test {
                         std::map<std::string, int64_t> params = {}, double compile_s = 60) {
     Sandbox sandbox(options(compile_s));
     EvalRequest r = request(source, shape, time);
-    r.params = std::move(params);
+    r.candidate = enter_candidate(source, params);
     return sandbox.evaluate(r);
   }
   static std::string adversarial(const std::string& name) {
@@ -180,7 +180,7 @@ TEST_F(GpuTest, FaultingKernelIsALaunchErrorAndTheWorkerRecovers) {
   EvalRequest r = request(adversarial("faults"), w4a16::shape(512, 1024, 64));
   EvalResult bad = sandbox.evaluate(r);
   EXPECT_EQ(bad.verdict, Verdict::kLaunchError) << bad.message;
-  r.source = find_seed(test::w4a16_problem(), "naive")->source;
+  r.candidate = seed_candidate(*find_seed(test::w4a16_problem(), "naive"));
   EvalResult good = sandbox.evaluate(r);
   EXPECT_EQ(good.verdict, Verdict::kOk) << good.message;
 }
