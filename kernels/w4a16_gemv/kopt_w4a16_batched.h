@@ -31,8 +31,11 @@ struct KoptXrowsKernel {
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp);
 
 // The build for the smallest bucket that holds `rows` rows in `layout`
-// (kKoptBatchedBuckets in order); nullptr past the last bucket.
-const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout);
+// (kKoptBatchedBuckets in order) with the column groups K takes on this warp
+// size (kopt_batched_groups; one group where two are not built); nullptr
+// past the last bucket.
+const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
+                                             long long warp);
 
 // The largest bucket this library has builds for (16; 8 in an AMD build,
 // whose 16-row build is left out: see kopt_w4a16_batched.hip).

@@ -1,6 +1,7 @@
 // The library's batched kernels: the w4a16_batch problem's `klanes` seed
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
-// (2 rows for long K only; 16 not on AMD) and both weight layouts it reads, its `xrows`
+// (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
+// (with two column groups a warp for short K in the packed layout), its `xrows`
 // seed for 2 and 4 rows and each number of warps of a block, and their
 // tables.
 #include "kopt_launch.h"
@@ -9,12 +10,15 @@
 
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 // 16 rows: not on AMD, where a wavefront of 64 holds a step of 8 rows at
 // most in shared memory (kopt_batched_max_rows), so the build would never
@@ -22,20 +26,41 @@
 #if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 1
+#include "kopt_w4a16_batched_instance.inc"
+#endif
+// Two column groups a warp for short K (kopt_batched_groups), in the packed
+// layout, from 4 rows (the 2-row bucket serves long K only).
+#define KOPT_KLANES_ROWS 4
+#define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 2
+#include "kopt_w4a16_batched_instance.inc"
+#define KOPT_KLANES_ROWS 8
+#define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 2
+#include "kopt_w4a16_batched_instance.inc"
+#if !defined(KOPT_AMD)
+#define KOPT_KLANES_ROWS 16
+#define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 2
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 1
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 1
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 1
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 1
+#define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 
@@ -94,23 +119,34 @@
 
 #if KOPT_HOST_PASS
 const KoptBatchedKernel kKoptBatchedKernels[] = {
-    {kopt_klanes_m2_0_build::kParams, kopt_klanes_m2_0_build::call, kopt_klanes_m2_0_build::lay_out},
-    {kopt_klanes_m4_0_build::kParams, kopt_klanes_m4_0_build::call, kopt_klanes_m4_0_build::lay_out},
-    {kopt_klanes_m8_0_build::kParams, kopt_klanes_m8_0_build::call, kopt_klanes_m8_0_build::lay_out},
+    {kopt_klanes_m2_0_g1_build::kParams, kopt_klanes_m2_0_g1_build::call, kopt_klanes_m2_0_g1_build::lay_out},
+    {kopt_klanes_m4_0_g1_build::kParams, kopt_klanes_m4_0_g1_build::call, kopt_klanes_m4_0_g1_build::lay_out},
+    {kopt_klanes_m8_0_g1_build::kParams, kopt_klanes_m8_0_g1_build::call, kopt_klanes_m8_0_g1_build::lay_out},
 #if !defined(KOPT_AMD)
-    {kopt_klanes_m16_0_build::kParams, kopt_klanes_m16_0_build::call, kopt_klanes_m16_0_build::lay_out},
+    {kopt_klanes_m16_0_g1_build::kParams, kopt_klanes_m16_0_g1_build::call, kopt_klanes_m16_0_g1_build::lay_out},
 #endif
-    {kopt_klanes_m2_1_build::kParams, kopt_klanes_m2_1_build::call, kopt_klanes_m2_1_build::lay_out},
-    {kopt_klanes_m4_1_build::kParams, kopt_klanes_m4_1_build::call, kopt_klanes_m4_1_build::lay_out},
-    {kopt_klanes_m8_1_build::kParams, kopt_klanes_m8_1_build::call, kopt_klanes_m8_1_build::lay_out},
+    {kopt_klanes_m2_1_g1_build::kParams, kopt_klanes_m2_1_g1_build::call, kopt_klanes_m2_1_g1_build::lay_out},
+    {kopt_klanes_m4_1_g1_build::kParams, kopt_klanes_m4_1_g1_build::call, kopt_klanes_m4_1_g1_build::lay_out},
+    {kopt_klanes_m8_1_g1_build::kParams, kopt_klanes_m8_1_g1_build::call, kopt_klanes_m8_1_g1_build::lay_out},
 #if !defined(KOPT_AMD)
-    {kopt_klanes_m16_1_build::kParams, kopt_klanes_m16_1_build::call, kopt_klanes_m16_1_build::lay_out},
+    {kopt_klanes_m16_1_g1_build::kParams, kopt_klanes_m16_1_g1_build::call, kopt_klanes_m16_1_g1_build::lay_out},
+#endif
+    {kopt_klanes_m4_0_g2_build::kParams, kopt_klanes_m4_0_g2_build::call, kopt_klanes_m4_0_g2_build::lay_out},
+    {kopt_klanes_m8_0_g2_build::kParams, kopt_klanes_m8_0_g2_build::call, kopt_klanes_m8_0_g2_build::lay_out},
+#if !defined(KOPT_AMD)
+    {kopt_klanes_m16_0_g2_build::kParams, kopt_klanes_m16_0_g2_build::call, kopt_klanes_m16_0_g2_build::lay_out},
 #endif
     {{0, 0}, nullptr, nullptr}};
 
-const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout) {
+const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
+                                             long long warp) {
+  const long long groups = kopt_batched_groups(K, warp);
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (k->params.layout == layout && k->params.rows >= rows) return k;
+    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups)
+      return k;
+  // Two groups are built for some buckets and layouts only: one serves the rest.
+  for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
+    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == 1) return k;
   return nullptr;
 }
 

@@ -36,12 +36,25 @@ inline long long kopt_batched_min_rows(long long K) {
 // The seed's parameters in the library (every bucket): COLS columns per warp,
 // WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),
 // DEPTH weight stages in flight, XS 0 and CT 0 (the contract's automatic
-// slices of K and tiles per block).
+// slices of K and tiles per block), GROUPS column groups a warp works side by
+// side (kopt_batched_groups).
 struct KoptBatchedParams {
   long long rows;    // MR
   long long layout;  // LAYOUT: 0 dot's and gen's packed layout, 1 the canonical arrays
-  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0;
+  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0, groups = 1;
 };
+
+// Two column groups a warp where a column's chunks of 32 k fit half a warp's
+// lanes (K / 32 <= warp / 2), one otherwise: one group leaves the lanes past
+// K idle in every step (20 of 32 at K = 384), two leave 4. Measured on an
+// H100 (2026-11-26, PERFORMANCE.md), the seed at two groups against one:
+// 16 rows of 384x5120 6.98 against 9.82 us, of 512x7168 7.28 against 11.45;
+// 8 rows 4.76 against 5.90 and 4.94 against 6.81; 4 rows 3.89 against 4.60
+// and 4.09 against 5.20; at K = 1536 and above no gain. The library builds
+// two groups in the packed layout (layout 0) only.
+inline long long kopt_batched_groups(long long K, long long warp) {
+  return K / 32 <= warp / 2 ? 2 : 1;
+}
 
 struct KoptBatchedLaunch {
   long long grid_x, grid_y, block, shared_bytes, workspace_bytes;
@@ -50,7 +63,7 @@ struct KoptBatchedLaunch {
 // Shared memory a step of K takes: MR rows of WARP chunks of fixed-point x
 // (64 bytes of byte planes and 8 of scale and sum each).
 inline long long kopt_batched_step_bytes(const KoptBatchedParams& p, long long warp) {
-  return p.rows * warp * 72;
+  return p.rows * (warp / p.groups) * 72;
 }
 
 // The contract's "requires" without the row capacity (the caller picks a
@@ -73,7 +86,8 @@ inline long long kopt_batched_max_rows(long long K, long long G, long long warp)
 // grid, block, dynamic shared memory and workspace for M rows of K x N.
 inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long long M, long long K,
                                              long long N, long long warp, long long sms) {
-  const long long steps = kopt_cdiv(K / 32, warp), tiles = kopt_cdiv(N, p.warps * p.cols);
+  const long long steps = kopt_cdiv(K / 32, warp / p.groups),
+                  tiles = kopt_cdiv(N, p.warps * p.cols * p.groups);
   const long long most_steps = kopt_max(1, kopt_min(8, 40960 / kopt_batched_step_bytes(p, warp)));
   // XS 0: as few slices as shared memory and two blocks per SM allow, unless
   // their short last slice would leave more than an eighth of their steps

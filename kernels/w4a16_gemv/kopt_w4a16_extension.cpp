@@ -27,7 +27,7 @@ int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args, l
                       const unsigned char* canonical, hipStream_t stream,
                       unsigned char** expected) {
   *expected = nullptr;
-  const KoptBatchedKernel* k = kopt_batched_kernel(rows, 0);
+  const KoptBatchedKernel* k = kopt_batched_kernel(rows, 0, args.K, args.warp);
   if (!k || rows == 0) return -1;
   if (!entry->has_relayout) return 1;
   const long long N = args.N, K = args.K, G = args.G;
@@ -103,7 +103,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
   // The workspace for the largest bucket, zeroed once: its tickets start at
   // zero and are rearmed by every call.
   const long long K = w.args.K, N = w.args.N;
-  const KoptBatchedKernel* k = kopt_batched_kernel(rows, layout);
+  const KoptBatchedKernel* k = kopt_batched_kernel(rows, layout, K, w.args.warp);
   const size_t ws = static_cast<size_t>(
       kopt_batched_launch(k->params, rows, K, N, w.args.warp, w.args.sms).workspace_bytes);
   hipError_t e;
@@ -138,7 +138,7 @@ hipError_t KoptW4a16Batched::call(const KoptWeights& w, int block, const __half*
   const KoptShapeArgs& a = w.args;
   if (const KoptXrowsKernel* k = in_registers(*this, w, block))
     return k->call(block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, stream);
-  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout);
+  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout, a.K, a.warp);
   return k->call(block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, workspace, stream);
 }
 

@@ -1,16 +1,16 @@
 /* kopt:
 {
   "name": "klanes",
-  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
+  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). GROUPS is how many column groups a warp works side by side, each of WARP / GROUPS lanes over K (the tile then WARPS x GROUPS x COLS columns): where K / 32 is below the warp's width, lanes past K idle in every step with one group, fewer with several; the groups read the same x (one read serves them all). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
   "launches": [{"kernel": "gemm",
-                "grid": ["(CT > 0) * cdiv(cdiv(N, WARPS * COLS), max(CT, 1)) + (CT == 0) * min(cdiv(N, WARPS * COLS), max(1, 2 * SMS / ((XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP), 1 + (7 * cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) * cdiv(cdiv(K / 32, WARP), cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS)))))) <= 8 * cdiv(K / 32, WARP)) * (cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) - 1)))))",
-                         "(XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP), 1 + (7 * cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) * cdiv(cdiv(K / 32, WARP), cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS)))))) <= 8 * cdiv(K / 32, WARP)) * (cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) - 1))"],
+                "grid": ["(CT > 0) * cdiv(cdiv(N, WARPS * COLS * GROUPS), max(CT, 1)) + (CT == 0) * min(cdiv(N, WARPS * COLS * GROUPS), max(1, 2 * SMS / ((XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1)))))",
+                         "(XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1))"],
                 "block": ["WARPS * WARP"],
-                "shared_bytes": "MR * WARP * 72 * cdiv(cdiv(K / 32, WARP), (XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP), 1 + (7 * cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) * cdiv(cdiv(K / 32, WARP), cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS)))))) <= 8 * cdiv(K / 32, WARP)) * (cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) - 1)))"}],
-  "workspace_bytes": "align(cdiv(N, WARPS * COLS), 64) * 4 + ((XS > 0) * cdiv(cdiv(K / 32, WARP), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP), 1 + (7 * cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) * cdiv(cdiv(K / 32, WARP), cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS)))))) <= 8 * cdiv(K / 32, WARP)) * (cdiv(cdiv(K / 32, WARP), min(cdiv(K / 32, WARP), max(cdiv(cdiv(K / 32, WARP), max(1, min(8, 40960 / (MR * WARP * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS))))) - 1))) * M * N * 4",
-  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * WARP * 72 * max(XS, 1) <= 40960"],
+                "shared_bytes": "MR * WARP / GROUPS * 72 * cdiv(cdiv(K / 32, WARP / GROUPS), (XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1)))"}],
+  "workspace_bytes": "align(cdiv(N, WARPS * COLS * GROUPS), 64) * 4 + ((XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1))) * M * N * 4",
+  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * WARP / GROUPS * 72 * max(XS, 1) <= 40960"],
   "params": {
     "MR":     {"values": [1, 2, 4, 8, 16], "default": 16},
     "COLS":   {"values": [1, 2, 4], "default": 2},
@@ -18,7 +18,8 @@
     "DEPTH":  {"values": [2, 4, 6, 8], "default": 2},
     "XS":     {"values": [0, 1, 2, 3, 4, 6, 8], "default": 0},
     "CT":     {"values": [0, 1, 2, 4, 8, 16], "default": 0},
-    "LAYOUT": {"values": [0, 1], "default": 0}
+    "LAYOUT": {"values": [0, 1], "default": 0},
+    "GROUPS": {"values": [1, 2, 4], "default": 1}
   }
 }
 */
@@ -125,26 +126,25 @@ KOPT_INLINE float klanes_pick(bool first, float a, float b) {
   return __uint_as_float((__float_as_uint(a) & m) | (__float_as_uint(b) & ~m));
 }
 
-// The transposing butterfly of a tile's sums, step STEP (lane mask
-// WARP >> STEP): while a lane holds more than one value, the lanes with the
-// mask bit keep the upper half of their values and send the lower, the
+// The transposing butterfly of a tile's sums over lane mask MASK (and the
+// masks below it) while a lane holds 2 * HALF values or more: the lanes with
+// the mask bit keep the upper half of their values and send the lower, the
 // others the reverse; once one value is left the steps are plain sums.
-template <int STEP>
+template <int MASK, int HALF>
 KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
-  constexpr int mask = KOPT_WARP_SIZE >> STEP, half = (MR * COLS) >> STEP;
-  if constexpr (mask >= 1) {
-    if constexpr (half >= 1) {
-      const bool upper = (lane & mask) != 0;
+  if constexpr (MASK >= 1) {
+    if constexpr (HALF >= 1) {
+      const bool upper = (lane & MASK) != 0;
 #pragma unroll
-      for (int i = 0; i < half; ++i) {
-        const float lo = v[i], hi = v[i + half];
-        v[i] = klanes_pick(upper, hi, lo) + kopt_shfl_xor(klanes_pick(upper, lo, hi), mask);
+      for (int i = 0; i < HALF; ++i) {
+        const float lo = v[i], hi = v[i + HALF];
+        v[i] = klanes_pick(upper, hi, lo) + kopt_shfl_xor(klanes_pick(upper, lo, hi), MASK);
       }
-      if (upper) first += half;
+      if (upper) first += HALF;
     } else {
-      v[0] += kopt_shfl_xor(v[0], mask);
+      v[0] += kopt_shfl_xor(v[0], MASK);
     }
-    klanes_fold<STEP + 1>(v, lane, first);
+    klanes_fold<MASK / 2, HALF / 2>(v, lane, first);
   }
 }
 
@@ -161,20 +161,23 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
          int K, int N, int G, int M) {
   constexpr int W = KOPT_WARP_SIZE;
   constexpr int V = MR * COLS;  // sums a lane holds per tile (a power of two)
+  constexpr int SG = GROUPS;  // column groups a warp works side by side
+  constexpr int L = W / SG;   // lanes a column (over K)
   extern __shared__ uint4 klanes_x[];  // x of the slice in fixed point (below)
   const int lane = threadIdx.x % W, warp = threadIdx.x / W;
+  const int kl = lane % L, sub = lane / L;  // the lane's place in its group, its group
 
-  const int chunks = K / 32, steps = (chunks + W - 1) / W;
+  const int chunks = K / 32, steps = (chunks + L - 1) / L;
   const int per = (steps + gridDim.y - 1) / gridDim.y;  // steps of a slice
   const int s_begin = min(steps, (int)blockIdx.y * per), nsteps = min(steps, s_begin + per) - s_begin;
   const int used_slices = (steps + per - 1) / per;  // the last blocks of y may have no steps
-  const int tiles = (N + WARPS * COLS - 1) / (WARPS * COLS);  // a block's tiles (the grid's unit)
+  const int tiles = (N + WARPS * SG * COLS - 1) / (WARPS * SG * COLS);  // a block's tiles (the grid's unit)
   // A warp's tiles (COLS columns each) split evenly over the blocks of a
   // slice, then dealt round the block's warps: the warps of the grid differ
   // by one tile at most, and so do the SMs by one block's share. (Whole
   // block tiles made SMs differ by up to a third: on 8x5120x3072, 192
   // tiles on 88 blocks of a slice, 2 or 3 each.)
-  const int warp_tiles = (N + COLS - 1) / COLS;
+  const int warp_tiles = (N + SG * COLS - 1) / (SG * COLS);
   const int w_begin = (int)((kopt_u64)blockIdx.x * warp_tiles / gridDim.x);
   const int w_end = (int)((kopt_u64)(blockIdx.x + 1) * warp_tiles / gridDim.x);
   const int mine = max(0, (w_end - w_begin - warp + WARPS - 1) / WARPS);  // this warp's tiles
@@ -182,16 +185,17 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   const int groups = K / G;
   const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
 
-  // Column j of this warp's tile t (t counts the warp's own tiles).
-  auto column = [&](int t, int j) { return (w_begin + warp + t * WARPS) * COLS + j; };
+  // Column j of this lane group's part of the warp's tile t (t counts the
+  // warp's own tiles of SG x COLS columns).
+  auto column = [&](int t, int j) { return ((w_begin + warp + t * WARPS) * SG + sub) * COLS + j; };
   // A unit is (tile, step of the slice), tile-major. Cursors walk the units
   // one at a time with no division in the loop (a runtime division costs
   // about twenty instructions: four a unit cost as much as the dot products
   // of two rows): the step, the tile, and the lane's group index g with
-  // chunk * 32 = g * G + rest, which a step moves by W * 32.
-  const int first_chunk = s_begin * W + lane;
+  // chunk * 32 = g * G + rest, which a step moves by L * 32.
+  const int first_chunk = s_begin * L + kl;
   const int g_first = first_chunk * 32 / G, rest_first = first_chunk * 32 % G;
-  const int g_step = W * 32 / G, rest_step = W * 32 % G;
+  const int g_step = L * 32 / G, rest_step = L * 32 % G;
   struct KlanesCursor {
     int tile, step, g, rest;
   };
@@ -216,7 +220,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // the loaded word at once, waiting for the load where it was issued: on
   // 8x7168x9216, 18% of the warps' stall samples were those copies.)
   auto load = [&](KlanesStage& st, const KlanesCursor& at) {
-    const int c = (s_begin + at.step) * W + lane;
+    const int c = (s_begin + at.step) * L + kl;
     const bool inside = c < chunks;
     const int c_read = min(c, chunks - 1);
 #pragma unroll
@@ -252,10 +256,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // lane cost about ten integer ops of addressing a row beside its 32 dp4a;
   // laid out so: M = 8 227.68 -> 214.95 us, M = 16 395.35 -> 371.29, M = 4
   // 162.58 -> 155.44 on the H100's contest sums.)
-  uint4* x_pieces = klanes_x;                                                  // [per][MR][4][W]
-  float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * W * 4);  // [per][MR][W]
-  for (int item = threadIdx.x; item < MR * nsteps * W; item += WARPS * W) {
-    const int c = item % W, rs = item / W, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * W + c;
+  uint4* x_pieces = klanes_x;                                                  // [per][MR][4][L]
+  float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * L * 4);  // [per][MR][L]
+  for (int item = threadIdx.x; item < MR * nsteps * L; item += WARPS * W) {
+    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * L + c;
     uint4 h[4] = {};
     if (r < M && gc < chunks) {
       const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)gc * 32);
@@ -265,9 +269,9 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     uint4 pieces[4];
     float scale, sum;
     klanes_fixed_chunk(h, pieces, &scale, &sum);
-    const int at = (s * MR + r) * W + c;
+    const int at = (s * MR + r) * L + c;
 #pragma unroll
-    for (int p = 0; p < 4; ++p) x_pieces[((s * MR + r) * 4 + p) * W + c] = pieces[p];
+    for (int p = 0; p < 4; ++p) x_pieces[((s * MR + r) * 4 + p) * L + c] = pieces[p];
     x_scales[at] = make_float2(scale, sum);
   }
   __syncthreads();
@@ -300,10 +304,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         even[j] = v & 0x0F0F0F0Fu;
         odd[j] = (v >> 4) & 0x0F0F0F0Fu;
       }
-      const uint4* x_part = x_pieces + (s * MR * 4 + part) * W + lane;
+      const uint4* x_part = x_pieces + (s * MR * 4 + part) * L + kl;
 #pragma unroll
       for (int r = 0; r < MR; ++r) {
-        const uint4 xp = x_part[r * 4 * W];
+        const uint4 xp = x_part[r * 4 * L];
 #pragma unroll
         for (int j = 0; j < COLS; ++j) {
           const bool carry = CHAIN && part > 0;
@@ -322,10 +326,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       sc[j] = so.x;
       of[j] = so.y;
     }
-    const float2* x_scale = x_scales + s * MR * W + lane;
+    const float2* x_scale = x_scales + s * MR * L + kl;
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
-      const float2 xs = x_scale[r * W];
+      const float2 xs = x_scale[r * L];
 #pragma unroll
       for (int j = 0; j < COLS; ++j) {
         const int d = CHAIN ? high[r][j] * 256 + low[r][j] : dot[r][j];
@@ -348,9 +352,9 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         acc[r][j] = 0.f;
       }
     int first = 0;  // index of the first value this lane holds
-    klanes_fold<1>(v, lane, first);
-    constexpr int HELD = V >= W ? V / W : 1;
-    const bool writer = V >= W || (lane & (W / V - 1)) == 0;
+    klanes_fold<L / 2, V / 2>(v, lane, first);
+    constexpr int HELD = V >= L ? V / L : 1;
+    const bool writer = V >= L || (lane & (L / V - 1)) == 0;
     if (!writer) return;
 #pragma unroll
     for (int i = 0; i < HELD; ++i) {
@@ -391,7 +395,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   if (!klanes_last) return;
   __threadfence();
   const volatile float* parts = partials;  // written by other blocks: not from L1
-  const int n_begin = w_begin * COLS, n_end = min(N, w_end * COLS);
+  const int n_begin = w_begin * SG * COLS, n_end = min(N, w_end * SG * COLS);
   for (int i = threadIdx.x; i < M * (n_end - n_begin); i += WARPS * W) {
     const int r = i / (n_end - n_begin), n = n_begin + i % (n_end - n_begin);
     float sum = 0.f;

@@ -99,7 +99,10 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"MR", 4}, {"WARPS", 4}, {"LAYOUT", 1}},
         {{"MR", 16}, {"COLS", 1}, {"DEPTH", 4}},
         {{"MR", 2}, {"COLS", 4}, {"WARPS", 2}, {"XS", 4}},
-        {{"MR", 1}, {"COLS", 1}, {"DEPTH", 8}, {"CT", 16}}}},
+        {{"MR", 1}, {"COLS", 1}, {"DEPTH", 8}, {"CT", 16}},
+        {{"MR", 8}, {"WARPS", 4}, {"GROUPS", 2}},
+        {{"MR", 8}, {"WARPS", 4}, {"GROUPS", 4}, {"LAYOUT", 1}},
+        {{"MR", 4}, {"WARPS", 4}, {"COLS", 4}, {"GROUPS", 2}}}},
       {"ncols",
        {{},
         {{"MR", 16}, {"COLS", 1}, {"WARPS", 8}, {"DEPTH", 1}, {"KL", 1}},
@@ -172,47 +175,60 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   int checked = 0;
   for (int64_t rows : kKoptBatchedBuckets)
     for (int64_t layout : {0, 1})
-      for (const DeviceLimits limits :
-           {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
-        for (const auto& [K, N, G, M] : shapes) {
-          if (M > rows) continue;
-          KoptBatchedParams p{rows, layout};
-          p.warps = 256 / limits.warp;  // as the library builds it for each vendor
-          Candidate c;
-          ASSERT_TRUE(parse_candidate(klanes->source,
-                                      {{"MR", p.rows},
-                                       {"LAYOUT", p.layout},
-                                       {"COLS", p.cols},
-                                       {"WARPS", p.warps},
-                                       {"DEPTH", p.depth},
-                                       {"XS", p.xs},
-                                       {"CT", p.ct}},
-                                      &c)
-                          .ok());
-          LaunchPlan plan;
-          ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(M, K, N, G), limits, &plan).ok());
-          ASSERT_EQ(plan.supported, kopt_batched_supported(p, K, G, limits.warp))
-              << K << "x" << N << " rows " << rows;
-          if (!plan.supported) continue;
-          const KoptBatchedLaunch l = kopt_batched_launch(p, M, K, N, limits.warp, limits.sms);
-          ASSERT_EQ(plan.launches.size(), 1u);
-          const ResolvedLaunch& g = plan.launches[0];
-          EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << "/g" << G << " M " << M;
-          EXPECT_EQ(g.grid[1], l.grid_y) << K << "x" << N << "/g" << G << " M " << M;
-          EXPECT_EQ(g.block[0], l.block);
-          EXPECT_EQ(g.shared_bytes, l.shared_bytes);
-          EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
-          // The workspace the library allocates once (for the largest
-          // bucket the device serves) holds every smaller call's.
-          const long long most = kopt_batched_max_rows(K, G, limits.warp);
-          ASSERT_GE(most, rows);
-          EXPECT_LE(l.workspace_bytes,
-                    kopt_batched_launch(KoptBatchedParams{most, layout, p.cols, p.warps}, most, K,
-                                        N, limits.warp, limits.sms)
-                        .workspace_bytes);
-          ++checked;
-        }
-  EXPECT_GT(checked, 40);
+      for (int64_t groups : {1, 2})
+        for (const DeviceLimits limits :
+             {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
+          for (const auto& [K, N, G, M] : shapes) {
+            if (M > rows) continue;
+            KoptBatchedParams p{rows, layout};
+            p.warps = 256 / limits.warp;  // as the library builds it for each vendor
+            p.groups = groups;
+            Candidate c;
+            ASSERT_TRUE(parse_candidate(klanes->source,
+                                        {{"MR", p.rows},
+                                         {"LAYOUT", p.layout},
+                                         {"COLS", p.cols},
+                                         {"WARPS", p.warps},
+                                         {"DEPTH", p.depth},
+                                         {"XS", p.xs},
+                                         {"CT", p.ct},
+                                         {"GROUPS", p.groups}},
+                                        &c)
+                            .ok());
+            LaunchPlan plan;
+            ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(M, K, N, G), limits, &plan).ok());
+            ASSERT_EQ(plan.supported, kopt_batched_supported(p, K, G, limits.warp))
+                << K << "x" << N << " rows " << rows;
+            if (!plan.supported) continue;
+            const KoptBatchedLaunch l = kopt_batched_launch(p, M, K, N, limits.warp, limits.sms);
+            ASSERT_EQ(plan.launches.size(), 1u);
+            const ResolvedLaunch& g = plan.launches[0];
+            EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << "/g" << G << " M " << M;
+            EXPECT_EQ(g.grid[1], l.grid_y) << K << "x" << N << "/g" << G << " M " << M;
+            EXPECT_EQ(g.block[0], l.block);
+            EXPECT_EQ(g.shared_bytes, l.shared_bytes);
+            EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+            // The workspace the library allocates once (for the largest
+            // bucket the device serves) holds every smaller call's.
+            const long long most = kopt_batched_max_rows(K, G, limits.warp);
+            // Two groups fit 16 rows of a wavefront of 64 in shared memory;
+            // the library launches no more rows than one group fits (8 there).
+            if (groups == 2 && most < rows) continue;
+            ASSERT_GE(most, rows);
+            KoptBatchedParams largest = p;
+            largest.rows = most;
+            EXPECT_LE(
+                l.workspace_bytes,
+                kopt_batched_launch(largest, most, K, N, limits.warp, limits.sms).workspace_bytes);
+            ++checked;
+          }
+  EXPECT_GT(checked, 80);
+  // Two column groups where a column's chunks fit half a warp.
+  EXPECT_EQ(kopt_batched_groups(384, 32), 2);
+  EXPECT_EQ(kopt_batched_groups(512, 32), 2);
+  EXPECT_EQ(kopt_batched_groups(544, 32), 1);
+  EXPECT_EQ(kopt_batched_groups(1024, 64), 2);
+  EXPECT_EQ(kopt_batched_groups(7168, 32), 1);
   // A wavefront of 64 holds 8 rows of a step in shared memory, not 16.
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 32), 16);
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 64), 8);

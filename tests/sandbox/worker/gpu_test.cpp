@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "problems/w4a16_batch/w4a16_batch.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
 #include "sandbox/client/sandbox.h"
 #include "sandbox/worker/verification.h"
@@ -54,6 +55,31 @@ TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
       EXPECT_EQ(r.verdict, Verdict::kOk)
           << seed.name << " " << shape.name() << ": " << r.message << "\n"
           << r.log;
+    }
+}
+
+// The batched klanes seed with lanes shared by column groups (GROUPS
+// above 1: a warp works several columns side by side) verifies at
+// short and long K, N not a multiple of its columns, M below and at its row
+// capacity, in both weight layouts and with slices of K.
+TEST_F(GpuTest, KlanesLaneGroupsVerify) {
+  const Seed& klanes = *find_seed(*find_problem(w4a16_batch::kId), "klanes");
+  const std::map<std::string, int64_t> settings[] = {
+      {{"MR", 16}, {"GROUPS", 2}},
+      {{"MR", 8}, {"GROUPS", 4}, {"LAYOUT", 1}},
+      {{"MR", 4}, {"GROUPS", 2}, {"COLS", 4}, {"XS", 1}},
+      {{"MR", 2}, {"GROUPS", 4}, {"COLS", 1}, {"WARPS", 4}},
+  };
+  const Shape shapes[] = {
+      w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
+      w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)};
+  for (const auto& params : settings)
+    for (const Shape& shape : shapes) {
+      if (shape.var("M") > params.at("MR")) continue;
+      EvalResult r = run(klanes.source, shape, false, params);
+      EXPECT_EQ(r.verdict, Verdict::kOk) << shape.name() << " MR " << params.at("MR") << " GROUPS "
+                                         << params.at("GROUPS") << ": " << r.message << "\n"
+                                         << r.log;
     }
 }
 
