@@ -13,6 +13,7 @@
 #include "agent/export.h"
 #include "agent/profiler.h"
 #include "agent/proposer.h"
+#include "agent/table.h"
 #include "db/database.h"
 #include "sandbox/client/sandbox.h"
 #include "sandbox/contract/candidate.h"
@@ -138,23 +139,19 @@ Status seed_params(const Seed& seed, const Shape& shape,
 // What the bench collects over the shapes: the Markdown table, every
 // result, and the sums of the best kernels, the peers and the floor.
 struct BenchTally {
-  std::ostringstream table;
+  Table table;
   nlohmann::json results = nlohmann::json::array();
   double score = 0, floor_us = 0, baseline_score = 0, read_only_score = 0;
   bool all_ok = true, all_shapes_have_best = true, all_shapes_have_baseline = true,
        all_shapes_have_read_only = true;
 };
 
-void table_header(const BenchCommand& cmd, const std::vector<BenchColumn>& columns,
-                  std::ostringstream& table) {
-  table << "| shape | MB |";
-  for (const auto& c : columns) table << " " << c.name << " µs |";
-  table << " best kopt | best µs | GB/s | % of read BW |"
-        << (cmd.read_only ? " % of read-only speed |" : "")
-        << (cmd.baselines ? " vs vendor BLAS |" : "") << "\n|---|---|";
-  for (size_t i = 0; i < columns.size(); ++i) table << "---|";
-  table << "---|---|---|---|" << (cmd.read_only ? "---|" : "") << (cmd.baselines ? "---|" : "")
-        << "\n";
+void table_header(const BenchCommand& cmd, const std::vector<BenchColumn>& columns, Table& table) {
+  table.column("shape").column("MB");
+  for (const auto& c : columns) table.column(c.name + " µs");
+  table.column("best kopt").column("best µs").column("GB/s").column("% of read BW");
+  if (cmd.read_only) table.column("% of read-only speed");
+  if (cmd.baselines) table.column("vs vendor BLAS");
 }
 
 // Shape `si` on every column: its results, its row of the table and the
@@ -163,9 +160,8 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
                    const std::map<std::string, std::string>& param_values, const Shape& shape,
                    size_t si, uint64_t base_seed, const DeviceInfo& device, Sandbox& sandbox,
                    BenchTally* t) {
-  std::ostringstream& table = t->table;
   const double mb = static_cast<double>(shape_bytes(shape)) / 1e6;
-  table << "| " << shape.name() << " | " << fmt::format("{:.2f}", mb) << " |";
+  std::vector<std::string> row = {shape.name(), fmt::format("{:.2f}", mb)};
   std::optional<EvalResult> best, baseline, read_only;
   std::string best_name;
   for (size_t ci = 0; ci < columns.size(); ++ci) {
@@ -183,7 +179,7 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
     } else {
       auto tuned = column.tuned.find(shape.name());
       if (tuned == column.tuned.end()) {
-        table << " — |";
+        row.push_back("—");
         continue;
       }
       req.candidate = tuned->second;
@@ -196,7 +192,7 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
     fmt::print(stderr, "  {} {}: {}{}\n", shape.name(), column.name, verdict_name(r.verdict),
                r.timing ? fmt::format(" {:.2f} us", r.timing->median_us) : "");
     if (r.ok() && r.timing) {
-      table << fmt::format(" {:.2f} |", r.timing->median_us);
+      row.push_back(fmt::format("{:.2f}", r.timing->median_us));
       if (column.is_baseline) {
         baseline = r;
       } else if (column.is_read_only) {
@@ -206,7 +202,7 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
         best_name = column.name;
       }
     } else {
-      table << " " << verdict_name(r.verdict) << " |";
+      row.push_back(verdict_name(r.verdict));
       if (r.verdict != Verdict::kUnsupportedShape) {
         t->all_ok = false;
         fmt::print(stderr, "{} on {}: {} — {}\n", column.name, shape.name(),
@@ -225,21 +221,22 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
     t->all_shapes_have_read_only = false;
   if (best) {
     t->score += best->timing->median_us;
-    table << fmt::format(" {} | {:.2f} | {:.0f} | {:.1f}% |", best_name, best->timing->median_us,
-                         best->timing->gbps, 100 * best->timing->fraction_of_read_bw);
+    row.insert(row.end(), {best_name, fmt::format("{:.2f}", best->timing->median_us),
+                           fmt::format("{:.0f}", best->timing->gbps),
+                           fmt::format("{:.1f}%", 100 * best->timing->fraction_of_read_bw)});
   } else {
     t->all_shapes_have_best = false;
-    table << " — | — | — | — |";
+    row.insert(row.end(), {"—", "—", "—", "—"});
   }
   if (cmd.read_only)
-    table << (best && read_only ? fmt::format(" {:.1f}% |", 100 * read_only->timing->median_us /
-                                                                best->timing->median_us)
-                                : std::string(" — |"));
+    row.push_back(best && read_only ? fmt::format("{:.1f}%", 100 * read_only->timing->median_us /
+                                                                 best->timing->median_us)
+                                    : std::string("—"));
   if (cmd.baselines)
-    table << (best && baseline
-                  ? fmt::format(" {:.2f}× |", baseline->timing->median_us / best->timing->median_us)
-                  : std::string(" — |"));
-  table << "\n";
+    row.push_back(best && baseline ? fmt::format("{:.2f}×", baseline->timing->median_us /
+                                                                best->timing->median_us)
+                                   : std::string("—"));
+  t->table.row(std::move(row));
   return Status();
 }
 
@@ -247,7 +244,7 @@ Status bench_shape(const BenchCommand& cmd, const std::vector<BenchColumn>& colu
 // then the JSON and Markdown files asked for.
 void report_bench(const BenchCommand& cmd, const DeviceInfo& device, uint64_t base_seed,
                   const BenchTally& t) {
-  fmt::print("\n{}\n", t.table.str());
+  fmt::print("\n{}\n", t.table.markdown());
   if (t.all_shapes_have_best)
     fmt::print(
         "score (sum over shapes of the best kopt kernel): {:.2f} us; bandwidth floor at {:.0f} "
@@ -280,7 +277,7 @@ void report_bench(const BenchCommand& cmd, const DeviceInfo& device, uint64_t ba
   }
   if (!cmd.markdown_out.empty()) {
     std::ofstream f(cmd.markdown_out);
-    f << t.table.str();
+    f << t.table.markdown();
   }
 }
 

@@ -102,4 +102,19 @@ std::string Table::render(size_t width) const {
   return out;
 }
 
+std::string Table::markdown() const {
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string out = "|";
+    for (const auto& cell : cells) out += " " + cell + " |";
+    return out + "\n";
+  };
+  std::vector<std::string> headers;
+  for (const auto& c : columns_) headers.push_back(c.header);
+  std::string out = line(headers) + "|";
+  for (size_t c = 0; c < columns_.size(); ++c) out += "---|";
+  out += "\n";
+  for (const auto& r : rows_) out += line(r);
+  return out;
+}
+
 }  // namespace kopt

@@ -1,6 +1,7 @@
 // The one printer of tables for people (kopt db, kopt suites, kopt bench):
 // columns sized to their contents, one column allowed to wrap so that a row
-// stays within a terminal's width.
+// stays within a terminal's width; or the same table as Markdown (kopt
+// bench's table, pasted into reports as it is).
 #pragma once
 
 #include <string>
@@ -18,6 +19,8 @@ class Table {
   // The table, each line at most `width` characters where the wrapping
   // column can take the excess (a cell that is one word longer is cut).
   std::string render(size_t width = 120) const;
+  // The table as Markdown: "| a | b |", a "|---|---|" line, then the rows.
+  std::string markdown() const;
 
  private:
   struct Column {
