@@ -210,6 +210,13 @@ void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db
             .targets[kOfflineTarget];
     if (for_device && recorded.checked && !(recorded.compiled && recorded.spill_bytes == 0))
       continue;
+    // A row whose text no longer parses (a contract this version refuses) is
+    // said and skipped before it costs a re-verification.
+    if (!row.candidate.parsed->ok()) {
+      fmt::print(stderr, "{}: candidate {}: {}; trying the next\n", shape.name(), row.candidate.id,
+                 row.candidate.parsed->status.message());
+      continue;
+    }
     if (++tried > 12) break;  // each try is a re-verification on the GPU
     EvalRequest req;
     req.candidate = row.candidate.parsed;
@@ -242,13 +249,6 @@ void export_tuned_shape(const Problem& problem, const Shape& shape, Database& db
     ExportedKernel k;
     k.symbol = tuned_kernel_symbol(shape) + (for_device ? "_" + std::string(kOfflineTarget) : "");
     k.shape = shape;
-    // (It parsed for the re-verification above; a failure here is still
-    // said, never exported.)
-    if (!req.candidate->ok()) {
-      fmt::print(stderr, "{}: candidate {}: {}; trying the next\n", shape.name(), row.candidate.id,
-                 req.candidate->status.message());
-      continue;
-    }
     k.candidate = req.candidate->candidate;
     if (!for_device) k.targets.push_back(device.arch);
     if (amd_ok) {

@@ -158,11 +158,12 @@ bool ParameterMutator::propose(const ProposalContext& ctx, Proposal* out,
     // Crossover with another parent of the same source, one time in four.
     const ScoredCandidate* mate = nullptr;
     for (const auto* p : pool)
-      if (p != &parent && p->candidate.source == parent.candidate.source) mate = p;
+      if (p != &parent && p->candidate.parsed && p->candidate.source == parent.candidate.source)
+        mate = p;
     if (mate && rng.integer(0, 3) == 0) {
-      auto other = params_from_json(mate->candidate.params_json);
+      const std::map<std::string, int64_t>& other = mate->candidate.parsed->asked;
       for (auto& [k, v] : params)
-        if (other.count(k) && rng.integer(0, 1)) v = other[k];
+        if (other.count(k) && rng.integer(0, 1)) v = other.at(k);
       parents.push_back(mate->candidate.id);
     }
     int moves = rng.integer(0, 2) == 0 ? 2 : 1;

@@ -2,8 +2,8 @@
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
 // (with two column groups a warp for short K in the packed layout), its `xrows`
-// seed for 2 and 4 rows and each number of warps of a block, and their
-// tables.
+// seed for 2 and 4 rows and each number of warps of a block (and lane groups
+// of 16 for 2 rows of short K), and their tables.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"
@@ -66,54 +66,96 @@
 
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 1
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 2
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 3
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 4
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 6
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 7
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 8
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+// Short K (kopt_xrows_lanes): lane groups of 16, a column's chunks filling them.
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 1
+#define KOPT_XROWS_LANES 16
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 1
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 2
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 3
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 4
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 // 4 rows with more than four wavefronts of 64 a block would need more than
 // the 128 registers a lane has then on gfx906 (kopt_xrows_supported): not built there.
 #if !defined(KOPT_AMD)
+// Five warps (K of 4097 to 5120) with three blocks an SM, not the two the
+// register estimate gives (168 registers a lane): measured on an H100
+// (2026-11-26, PERFORMANCE.md), 4 rows of 5120x3584 12.50 -> 11.05 us,
+// 5120x3072 10.60 -> 9.99, 5120x6144 16.55 -> 15.54, 4608x7168 18.42 -> 18.05.
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 3
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 6
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 7
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 8
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
 #endif
 
@@ -158,31 +200,36 @@ long long kopt_batched_built_rows() {
 }
 
 const KoptXrowsKernel kKoptXrowsKernels[] = {
-    {kopt_xrows_m2_1_build::kParams, kopt_xrows_m2_1_build::call},
-    {kopt_xrows_m2_2_build::kParams, kopt_xrows_m2_2_build::call},
-    {kopt_xrows_m2_3_build::kParams, kopt_xrows_m2_3_build::call},
-    {kopt_xrows_m2_4_build::kParams, kopt_xrows_m2_4_build::call},
-    {kopt_xrows_m2_5_build::kParams, kopt_xrows_m2_5_build::call},
-    {kopt_xrows_m2_6_build::kParams, kopt_xrows_m2_6_build::call},
-    {kopt_xrows_m2_7_build::kParams, kopt_xrows_m2_7_build::call},
-    {kopt_xrows_m2_8_build::kParams, kopt_xrows_m2_8_build::call},
-    {kopt_xrows_m4_1_build::kParams, kopt_xrows_m4_1_build::call},
-    {kopt_xrows_m4_2_build::kParams, kopt_xrows_m4_2_build::call},
-    {kopt_xrows_m4_3_build::kParams, kopt_xrows_m4_3_build::call},
-    {kopt_xrows_m4_4_build::kParams, kopt_xrows_m4_4_build::call},
+    {kopt_xrows_m2_1_l32_build::kParams, kopt_xrows_m2_1_l32_build::call},
+    {kopt_xrows_m2_2_l32_build::kParams, kopt_xrows_m2_2_l32_build::call},
+    {kopt_xrows_m2_3_l32_build::kParams, kopt_xrows_m2_3_l32_build::call},
+    {kopt_xrows_m2_4_l32_build::kParams, kopt_xrows_m2_4_l32_build::call},
+    {kopt_xrows_m2_5_l32_build::kParams, kopt_xrows_m2_5_l32_build::call},
+    {kopt_xrows_m2_6_l32_build::kParams, kopt_xrows_m2_6_l32_build::call},
+    {kopt_xrows_m2_7_l32_build::kParams, kopt_xrows_m2_7_l32_build::call},
+    {kopt_xrows_m2_8_l32_build::kParams, kopt_xrows_m2_8_l32_build::call},
+    {kopt_xrows_m2_1_l16_build::kParams, kopt_xrows_m2_1_l16_build::call},
+    {kopt_xrows_m4_1_l32_build::kParams, kopt_xrows_m4_1_l32_build::call},
+    {kopt_xrows_m4_2_l32_build::kParams, kopt_xrows_m4_2_l32_build::call},
+    {kopt_xrows_m4_3_l32_build::kParams, kopt_xrows_m4_3_l32_build::call},
+    {kopt_xrows_m4_4_l32_build::kParams, kopt_xrows_m4_4_l32_build::call},
 #if !defined(KOPT_AMD)
-    {kopt_xrows_m4_5_build::kParams, kopt_xrows_m4_5_build::call},
-    {kopt_xrows_m4_6_build::kParams, kopt_xrows_m4_6_build::call},
-    {kopt_xrows_m4_7_build::kParams, kopt_xrows_m4_7_build::call},
-    {kopt_xrows_m4_8_build::kParams, kopt_xrows_m4_8_build::call},
+    {kopt_xrows_m4_5_l32_build::kParams, kopt_xrows_m4_5_l32_build::call},
+    {kopt_xrows_m4_6_l32_build::kParams, kopt_xrows_m4_6_l32_build::call},
+    {kopt_xrows_m4_7_l32_build::kParams, kopt_xrows_m4_7_l32_build::call},
+    {kopt_xrows_m4_8_l32_build::kParams, kopt_xrows_m4_8_l32_build::call},
 #endif
     {{0, 0}, nullptr}};
 
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp) {
-  for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
-    if (k->params.rows >= rows && k->params.warps == kopt_xrows_warps(K, k->params) &&
-        kopt_xrows_supported(k->params, K, G, warp))
-      return k;
+  // The lane groups K takes, then (where no bucket that holds the rows is
+  // built with them) whole warps.
+  for (const long long lanes : {kopt_xrows_lanes(K), 32LL})
+    for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
+      if (k->params.rows >= rows && k->params.lanes == lanes &&
+          k->params.warps == kopt_xrows_warps(K, k->params) &&
+          kopt_xrows_supported(k->params, K, G, warp))
+        return k;
   return nullptr;
 }
 #endif

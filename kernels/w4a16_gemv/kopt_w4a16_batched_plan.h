@@ -117,23 +117,35 @@ constexpr int kKoptXrowsMaxRows = 4;
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
 // Which path 3 or 4 rows take where both serve the shape. Measured on an
-// H100 (2026-11-26, fb84130, PERFORMANCE.md), 4 rows: klanes's 4-row bucket
-// is faster where the weights are large (K x N of 16M and more: 7168x9216
-// 27.90 against xrows's 30.52 us, 4608x7168 17.68 against 18.24) or K is
-// short (under 1024: 512x7168 5.12 against 6.88), xrows elsewhere (7168x1536
-// 8.01 against 9.52, 3072x5120 9.98 against 10.51). 2 rows stay on xrows.
+// H100 (2026-11-26, PERFORMANCE.md), 4 rows, xrows as the library builds it
+// against klanes's 4-row bucket in one session: klanes is faster where the
+// weights are large (K x N of 31 x 2^20 and more: 7168x9216 27.94 against 30.74
+// us, 4608x7168 17.84 against 18.05) or K is short (under 2048: 512x7168
+// 5.16 against 6.97, 1536x6144 7.41 against 8.03; 1024x4096 4.30 against
+// 4.84 in an earlier session), xrows elsewhere (5120x6144 15.54 against
+// 15.93, 5120x3584 11.05 against 12.15, 7168x1536 8.05 against 9.58;
+// 4096x7168 14.12 against 14.08, even). 2 rows stay on xrows.
 inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
-  return rows <= 2 || (K >= 1024 && K * N < (16LL << 20));
+  return rows <= 2 || (K >= 2048 && K * N < (31LL << 20));
 }
 
-// The seed's parameters in the library: ROWS 4 columns per lane group, LPR
-// 32 lanes a group, OCC 0 (as many blocks an SM as the register estimate
-// lets it hold, at most 32 warps); KSPLIT the warps one chunk per lane needs.
+// The seed's parameters in the library: ROWS 4 columns per lane group; LPR
+// lanes a group (kopt_xrows_lanes); OCC blocks an SM (0: as many as the
+// register estimate lets it hold, at most 32 warps); KSPLIT the warps one
+// chunk per lane needs.
 struct KoptXrowsParams {
   long long rows;   // MR
   long long warps;  // KSPLIT
-  long long cols = 4, lanes = 32;
+  long long cols = 4, lanes = 32, occ = 0;
 };
+
+// Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),
+// whole warps otherwise: a group of 32 leaves 20 of its lanes idle at K =
+// 384. Measured on an H100 (2026-11-26, PERFORMANCE.md), 2 rows: 384x5120
+// 3.84 -> 3.31 us, 512x7168 4.71 -> 3.69; from K = 1536 up no gain
+// (3072x5120 7.42 against 7.89). Built for 2 rows only: 3 and 4 rows of
+// short K take klanes.
+inline long long kopt_xrows_lanes(long long K) { return K / 32 <= 16 ? 16 : 32; }
 
 // The warps of a block for K: one chunk of 32 k per lane.
 inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
@@ -161,7 +173,9 @@ inline bool kopt_xrows_supported(const KoptXrowsParams& p, long long K, long lon
 inline KoptBatchedLaunch kopt_xrows_launch(const KoptXrowsParams& p, long long N, long long warp,
                                            long long sms) {
   const long long per_sm =
-      kopt_max(1, kopt_min(32 / p.warps, 65536 / (warp * p.warps * kopt_xrows_registers(p))));
+      p.occ > 0
+          ? p.occ
+          : kopt_max(1, kopt_min(32 / p.warps, 65536 / (warp * p.warps * kopt_xrows_registers(p))));
   KoptBatchedLaunch l;
   l.grid_x = kopt_min(kopt_cdiv(N, (warp / p.lanes) * p.cols), sms * per_sm);
   l.grid_y = 1;

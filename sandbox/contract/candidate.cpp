@@ -251,7 +251,8 @@ Status parse_candidate(const std::string& source, const std::map<std::string, in
 
 namespace {
 
-// The contracts of the sources entered last, by source text.
+// Parsed contracts by source text: those entered since the memo was last
+// emptied (it is emptied whole when it holds kKept sources).
 class ContractMemo {
  public:
   std::shared_ptr<const CandidateValue> find_or_parse(const std::string& source) {

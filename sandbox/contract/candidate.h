@@ -102,8 +102,9 @@ struct CandidateValue {
 using CandidateRef = std::shared_ptr<const CandidateValue>;
 
 // The one place a candidate's text is parsed. A source's contract is parsed
-// once per process (kept for the sources seen last), so entering the same
-// source with other values, or reading many rows of one kernel, parses it once.
+// once and kept (up to 256 sources; past that the kept ones are dropped and
+// parsed again when they come back), so entering the same source with other
+// values, or reading many rows of one kernel, parses it once.
 CandidateRef enter_candidate(const std::string& source,
                              const std::map<std::string, int64_t>& values);
 // A seed as a candidate with `values` over its defaults.

@@ -249,53 +249,71 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
   int checked = 0;
   for (int64_t rows : kKoptXrowsBuckets)
     for (int64_t warps = 1; warps <= kKoptXrowsMaxWarps; ++warps)
-      for (const DeviceLimits limits :
-           {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
-        for (const auto& [K, N, G] : shapes) {
-          const KoptXrowsParams p{rows, warps};
-          if (kopt_xrows_warps(K, p) != warps) continue;  // another build serves this K
-          Candidate c;
-          ASSERT_TRUE(parse_candidate(xrows->source,
-                                      {{"MR", p.rows},
-                                       {"KSPLIT", p.warps},
-                                       {"ROWS", p.cols},
-                                       {"LPR", p.lanes},
-                                       {"OCC", 0}},
-                                      &c)
-                          .ok());
-          LaunchPlan plan;
-          ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(rows, K, N, G), limits, &plan).ok());
-          ASSERT_EQ(plan.supported, kopt_xrows_supported(p, K, G, limits.warp))
-              << K << "x" << N << " rows " << rows << " warp " << limits.warp;
-          if (!plan.supported) continue;
-          const KoptBatchedLaunch l = kopt_xrows_launch(p, N, limits.warp, limits.sms);
-          ASSERT_EQ(plan.launches.size(), 1u);
-          const ResolvedLaunch& g = plan.launches[0];
-          EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << " rows " << rows;
-          EXPECT_EQ(g.grid[1], l.grid_y);
-          EXPECT_EQ(g.block[0], l.block);
-          EXPECT_EQ(g.shared_bytes, l.shared_bytes);
-          EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
-          ++checked;
-        }
-  // Every shape but the K past the builds (8224: 257 chunks) met a build on NVIDIA.
-  EXPECT_GE(checked, 2 * 7);
+      for (const auto& [lanes, occ] : {std::pair<int64_t, int64_t>{32, 0}, {16, 0}, {32, 3}})
+        for (const DeviceLimits limits :
+             {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
+          for (const auto& [K, N, G] : shapes) {
+            const KoptXrowsParams p{rows, warps, 4, lanes, occ};
+            if (kopt_xrows_warps(K, p) != warps) continue;  // another build serves this K
+            Candidate c;
+            ASSERT_TRUE(parse_candidate(xrows->source,
+                                        {{"MR", p.rows},
+                                         {"KSPLIT", p.warps},
+                                         {"ROWS", p.cols},
+                                         {"LPR", p.lanes},
+                                         {"OCC", p.occ}},
+                                        &c)
+                            .ok());
+            LaunchPlan plan;
+            ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(rows, K, N, G), limits, &plan).ok());
+            ASSERT_EQ(plan.supported, kopt_xrows_supported(p, K, G, limits.warp))
+                << K << "x" << N << " rows " << rows << " warp " << limits.warp;
+            if (!plan.supported) continue;
+            const KoptBatchedLaunch l = kopt_xrows_launch(p, N, limits.warp, limits.sms);
+            ASSERT_EQ(plan.launches.size(), 1u);
+            const ResolvedLaunch& g = plan.launches[0];
+            EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << " rows " << rows;
+            EXPECT_EQ(g.grid[1], l.grid_y);
+            EXPECT_EQ(g.block[0], l.block);
+            EXPECT_EQ(g.shared_bytes, l.shared_bytes);
+            EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+            ++checked;
+          }
+  // Every shape but the K past the builds (8224: 257 chunks) met a build on
+  // NVIDIA, for each of the three (lanes, blocks an SM).
+  EXPECT_GE(checked, 3 * 2 * 7);
   EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
 }
 
 // The library's choice for 3 and 4 rows between the two paths: xrows up to
-// 2 rows always; at 3 and 4 klanes for large weights (K x N >= 16M) and for
-// short K (< 1024), as measured on the contest shapes.
+// 2 rows always; at 3 and 4 klanes for large weights (K x N >= 31 x 2^20)
+// and for short K (< 2048), as measured on the contest shapes.
 TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
   for (long long rows : {1, 2}) EXPECT_TRUE(kopt_xrows_preferred(rows, 7168, 9216));
   for (long long rows : {3, 4}) {
     EXPECT_FALSE(kopt_xrows_preferred(rows, 7168, 9216));  // 66M weights
-    EXPECT_FALSE(kopt_xrows_preferred(rows, 4096, 4096));  // exactly 16M
-    EXPECT_TRUE(kopt_xrows_preferred(rows, 4096, 4095));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 4608, 7168));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 31 * 1024, 1024));  // exactly 31 x 2^20
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 31 * 1024, 1023));
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 5120, 6144));
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 5120, 3584));
     EXPECT_TRUE(kopt_xrows_preferred(rows, 7168, 1536));
     EXPECT_FALSE(kopt_xrows_preferred(rows, 512, 7168));  // short K
-    EXPECT_TRUE(kopt_xrows_preferred(rows, 1024, 7168));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 1536, 6144));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 2047 / 32 * 32, 7168));
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 2048, 7168));
   }
+}
+
+// Lane groups of 16 for K of 16 chunks or fewer, whole warps above; the
+// library's 2-row register path takes them, and 4 rows (no such build)
+// whole warps.
+TEST(W4a16BatchTest, ShortKTakesLaneGroupsOfSixteen) {
+  EXPECT_EQ(kopt_xrows_lanes(384), 16);
+  EXPECT_EQ(kopt_xrows_lanes(512), 16);
+  EXPECT_EQ(kopt_xrows_lanes(544), 32);
+  EXPECT_EQ(kopt_xrows_lanes(7168), 32);
+  EXPECT_EQ(kopt_xrows_warps(512, KoptXrowsParams{2, 1, 4, 16}), 1);
 }
 
 // A batch-1 kernel (it computes row 0 and leaves the others) is rejected:
