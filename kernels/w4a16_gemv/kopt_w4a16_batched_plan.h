@@ -116,28 +116,47 @@ constexpr int kKoptXrowsBuckets[] = {2, 4};
 constexpr int kKoptXrowsMaxRows = 4;
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
-// Which path 3 or 4 rows take where both serve the shape. Measured on an
-// H100 (2026-11-26, PERFORMANCE.md), 4 rows, xrows as the library builds it
-// against klanes's 4-row bucket in one session: klanes is faster where the
-// weights are large (K x N of 31 x 2^20 and more: 7168x9216 27.94 against 30.74
-// us, 4608x7168 17.84 against 18.05) or K is short (under 2048: 512x7168
-// 5.16 against 6.97, 1536x6144 7.41 against 8.03; 1024x4096 4.30 against
-// 4.84 in an earlier session), xrows elsewhere (5120x6144 15.54 against
-// 15.93, 5120x3584 11.05 against 12.15, 7168x1536 8.05 against 9.58;
-// 4096x7168 14.12 against 14.08, even). 2 rows stay on xrows.
-inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
-  return rows <= 2 || (K >= 2048 && K * N < (31LL << 20));
-}
-
 // The seed's parameters in the library: ROWS 4 columns per lane group; LPR
-// lanes a group (kopt_xrows_lanes); OCC blocks an SM (0: as many as the
-// register estimate lets it hold, at most 32 warps); KSPLIT the warps one
-// chunk per lane needs.
+// lanes a group (kopt_xrows_lanes); OCC blocks an SM (kopt_xrows_built_occ;
+// 0: as many as the register estimate lets it hold, at most 32 warps);
+// KSPLIT the warps one chunk per lane needs.
 struct KoptXrowsParams {
   long long rows;   // MR
   long long warps;  // KSPLIT
   long long cols = 4, lanes = 32, occ = 0;
 };
+
+// The warps of a block for K: one chunk of 32 k per lane.
+inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
+  return kopt_cdiv(K / 32, p.lanes);
+}
+
+// The blocks an SM (the seed's OCC) the library builds xrows with: three for
+// its 4-row, five-warp build (K of 4097 to 5120), where the register
+// estimate gives two (168 registers a lane); 0 (the estimate's) for the
+// others. Measured on an H100 (2026-11-26, PERFORMANCE.md), 4 rows, OCC 3
+// against the estimate's: 5120x3584 12.50 -> 11.05 us, 5120x3072 10.60 ->
+// 9.99, 5120x6144 16.55 -> 15.54, 4608x7168 18.42 -> 18.05; at 2 rows the
+// estimate already gives three.
+constexpr long long kopt_xrows_built_occ(long long rows, long long warps) {
+  return rows == 4 && warps == 5 ? 3 : 0;
+}
+
+// Which path 3 or 4 rows take where both serve the shape. Measured on an
+// H100 (2026-11-26, PERFORMANCE.md), 4 rows, xrows as the library builds it
+// against klanes's 4-row bucket: klanes is faster where K is short (under
+// 2048: 512x7168 5.16 against 6.97 us, 1536x6144 7.41 against 8.03,
+// 1024x4096 4.30 against 4.84) or the weights are large: K x N of 16M and
+// more (7168x9216 27.94 against 30.74, 4096x7168 13.72 against 13.91), or
+// of 31 x 2^20 and more for the build with three blocks an SM (4608x7168
+// 17.84 against 18.05, where 5120x6144 takes 15.36 against 15.83 and
+// 5120x3584 10.86 against 12.07). xrows elsewhere (7168x1536 8.05 against
+// 9.58). 2 rows stay on xrows.
+inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
+  const long long warps = kopt_xrows_warps(K, KoptXrowsParams{4, 0});
+  const long long largest = kopt_xrows_built_occ(4, warps) > 0 ? (31LL << 20) : (16LL << 20);
+  return rows <= 2 || (K >= 2048 && K * N < largest);
+}
 
 // Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),
 // whole warps otherwise: a group of 32 leaves 20 of its lanes idle at K =
@@ -146,11 +165,6 @@ struct KoptXrowsParams {
 // (3072x5120 7.42 against 7.89). Built for 2 rows only: 3 and 4 rows of
 // short K take klanes.
 inline long long kopt_xrows_lanes(long long K) { return K / 32 <= 16 ? 16 : 32; }
-
-// The warps of a block for K: one chunk of 32 k per lane.
-inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
-  return kopt_cdiv(K / 32, p.lanes);
-}
 
 // The contract's estimate of a lane's registers: 18 a row of x, 10 a
 // column, 40 more.
