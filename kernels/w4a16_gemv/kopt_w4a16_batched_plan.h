@@ -144,9 +144,10 @@ constexpr long long kopt_xrows_built_occ(long long rows, long long warps) {
 
 // Which path 3 or 4 rows take where both serve the shape. Measured on an
 // H100 (2026-11-26, PERFORMANCE.md), 4 rows, xrows as the library builds it
-// against klanes's 4-row bucket: klanes is faster where K is short (under
-// 2048: 512x7168 5.16 against 6.97 us, 1536x6144 7.41 against 8.03,
-// 1024x4096 4.30 against 4.84) or the weights are large: K x N of 16M and
+// against klanes's 4-row bucket: klanes is faster where K is short (1536
+// and under: 512x7168 5.16 against 6.97 us, 1536x6144 7.41 against 8.03,
+// 1024x4096 4.30 against 4.84; at 1792 xrows, 4096 columns 7.17 against
+// 7.97, and at 2048 7.11 against 7.38) or the weights are large: K x N of 16M and
 // more (7168x9216 27.94 against 30.74, 4096x7168 13.72 against 13.91), or
 // of 31 x 2^20 and more for the build with three blocks an SM (4608x7168
 // 17.84 against 18.05, where 5120x6144 takes 15.36 against 15.83 and
@@ -155,7 +156,7 @@ constexpr long long kopt_xrows_built_occ(long long rows, long long warps) {
 inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
   const long long warps = kopt_xrows_warps(K, KoptXrowsParams{4, 0});
   const long long largest = kopt_xrows_built_occ(4, warps) > 0 ? (31LL << 20) : (16LL << 20);
-  return rows <= 2 || (K >= 2048 && K * N < largest);
+  return rows <= 2 || (K > 1536 && K * N < largest);
 }
 
 // Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),

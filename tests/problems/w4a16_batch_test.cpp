@@ -286,7 +286,7 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
 }
 
 // The library's choice for 3 and 4 rows between the two paths: xrows up to
-// 2 rows always; at 3 and 4 klanes for short K (< 2048) and for large
+// 2 rows always; at 3 and 4 klanes for short K (<= 1536) and for large
 // weights (K x N >= 16M; >= 31 x 2^20 for the five-warp build, which has
 // three blocks an SM), as measured on the contest shapes.
 TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
@@ -310,8 +310,10 @@ TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
     EXPECT_FALSE(kopt_xrows_preferred(rows, 4608, 7168));
     // Short K.
     EXPECT_FALSE(kopt_xrows_preferred(rows, 512, 7168));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 1024, 4096));
     EXPECT_FALSE(kopt_xrows_preferred(rows, 1536, 6144));
-    EXPECT_FALSE(kopt_xrows_preferred(rows, 2016, 777));
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 1568, 6144));
+    EXPECT_TRUE(kopt_xrows_preferred(rows, 1792, 4096));
     EXPECT_TRUE(kopt_xrows_preferred(rows, 2048, 7168));
   }
 }
