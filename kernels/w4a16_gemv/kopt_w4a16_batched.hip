@@ -133,7 +133,11 @@
 // 4 rows with more than four wavefronts of 64 a block would need more than
 // the 128 registers a lane has then on gfx906 (kopt_xrows_supported): not built there.
 #if !defined(KOPT_AMD)
-// Five warps with three blocks an SM (kopt_xrows_built_occ).
+// Five warps (K of 4097 to 5120) with three blocks an SM, not the two the
+// register estimate gives (168 registers a lane). Measured on an H100
+// (2026-11-26, PERFORMANCE.md), 4 rows, against the estimate's: 5120x3584
+// 12.50 -> 11.05 us, 5120x3072 10.60 -> 9.99, 5120x6144 16.55 -> 15.54,
+// 4608x7168 18.42 -> 18.05 (at 2 rows the estimate already gives three).
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 5
 #define KOPT_XROWS_LANES 32
@@ -196,7 +200,7 @@ long long kopt_batched_built_rows() {
   return most;
 }
 
-constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
+const KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m2_1_l32_build::kParams, kopt_xrows_m2_1_l32_build::call},
     {kopt_xrows_m2_2_l32_build::kParams, kopt_xrows_m2_2_l32_build::call},
     {kopt_xrows_m2_3_l32_build::kParams, kopt_xrows_m2_3_l32_build::call},
@@ -217,13 +221,6 @@ constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m4_8_l32_build::kParams, kopt_xrows_m4_8_l32_build::call},
 #endif
     {{0, 0}, nullptr}};
-
-constexpr bool kopt_xrows_builds_take_their_occ(const KoptXrowsKernel* k) {
-  return !k->call || (k->params.occ == kopt_xrows_built_occ(k->params.rows, k->params.warps) &&
-                      kopt_xrows_builds_take_their_occ(k + 1));
-}
-static_assert(kopt_xrows_builds_take_their_occ(kKoptXrowsKernels),
-              "each xrows build has the blocks an SM kopt_xrows_built_occ gives it");
 
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp) {
   // The lane groups K takes, then (where no bucket that holds the rows is

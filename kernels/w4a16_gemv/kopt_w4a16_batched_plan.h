@@ -117,9 +117,9 @@ constexpr int kKoptXrowsMaxRows = 4;
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
 // The seed's parameters in the library: ROWS 4 columns per lane group; LPR
-// lanes a group (kopt_xrows_lanes); OCC blocks an SM (kopt_xrows_built_occ;
-// 0: as many as the register estimate lets it hold, at most 32 warps);
-// KSPLIT the warps one chunk per lane needs.
+// lanes a group (kopt_xrows_lanes); OCC blocks an SM (0: as many as the
+// register estimate lets it hold, at most 32 warps; see the builds in
+// kopt_w4a16_batched.hip); KSPLIT the warps one chunk per lane needs.
 struct KoptXrowsParams {
   long long rows;   // MR
   long long warps;  // KSPLIT
@@ -131,32 +131,19 @@ inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
   return kopt_cdiv(K / 32, p.lanes);
 }
 
-// The blocks an SM (the seed's OCC) the library builds xrows with: three for
-// its 4-row, five-warp build (K of 4097 to 5120), where the register
-// estimate gives two (168 registers a lane); 0 (the estimate's) for the
-// others. Measured on an H100 (2026-11-26, PERFORMANCE.md), 4 rows, OCC 3
-// against the estimate's: 5120x3584 12.50 -> 11.05 us, 5120x3072 10.60 ->
-// 9.99, 5120x6144 16.55 -> 15.54, 4608x7168 18.42 -> 18.05; at 2 rows the
-// estimate already gives three.
-constexpr long long kopt_xrows_built_occ(long long rows, long long warps) {
-  return rows == 4 && warps == 5 ? 3 : 0;
-}
-
 // Which path 3 or 4 rows take where both serve the shape. Measured on an
 // H100 (2026-11-26, PERFORMANCE.md), 4 rows, xrows as the library builds it
 // against klanes's 4-row bucket: klanes is faster where K is short (1536
 // and under: 512x7168 5.16 against 6.97 us, 1536x6144 7.41 against 8.03,
 // 1024x4096 4.30 against 4.84; at 1792 xrows, 4096 columns 7.17 against
-// 7.97, and at 2048 7.11 against 7.38) or the weights are large: K x N of 16M and
-// more (7168x9216 27.94 against 30.74, 4096x7168 13.72 against 13.91), or
-// of 31 x 2^20 and more for the build with three blocks an SM (4608x7168
-// 17.84 against 18.05, where 5120x6144 takes 15.36 against 15.83 and
-// 5120x3584 10.86 against 12.07). xrows elsewhere (7168x1536 8.05 against
-// 9.58). 2 rows stay on xrows.
+// 7.97, and at 2048 7.11 against 7.38) or the weights are large (K x N of
+// 31 x 2^20 and more: 7168x9216 27.94 against 30.74, 4608x7168 17.84
+// against 18.05, 5120x7168 even at 18.08 against 18.06), xrows elsewhere
+// (5120x6144 15.36 against 15.83, 5120x3584 10.86 against 12.07, 3456x5120
+// 10.57 against 12.42, 7168x1536 8.05 against 9.58; one exception measured,
+// 4096x7168 13.91 against klanes's 13.72). 2 rows stay on xrows.
 inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
-  const long long warps = kopt_xrows_warps(K, KoptXrowsParams{4, 0});
-  const long long largest = kopt_xrows_built_occ(4, warps) > 0 ? (31LL << 20) : (16LL << 20);
-  return rows <= 2 || (K > 1536 && K * N < largest);
+  return rows <= 2 || (K > 1536 && K * N < (31LL << 20));
 }
 
 // Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),
