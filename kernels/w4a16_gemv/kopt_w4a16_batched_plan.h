@@ -136,9 +136,9 @@ inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
 // against klanes's 4-row bucket: klanes is faster where K is short (1536
 // and under: 512x7168 5.16 against 6.97 us, 1536x6144 7.41 against 8.03,
 // 1024x4096 4.30 against 4.84; at 1792 xrows, 4096 columns 7.17 against
-// 7.97, and at 2048 7.11 against 7.38) or the weights are large (K x N of
-// 31 x 2^20 and more: 7168x9216 27.94 against 30.74, 4608x7168 17.84
-// against 18.05, 5120x7168 even at 18.08 against 18.06), xrows elsewhere
+// 7.97, and at 2048 the faster seed too) or the weights are large (K x N
+// of 31 x 2^20 and more: 7168x9216 27.94 against 30.74, 4608x7168 17.84
+// against 18.05; at 5120x7168 klanes the faster seed), xrows elsewhere
 // (5120x6144 15.36 against 15.83, 5120x3584 10.86 against 12.07, 3456x5120
 // 10.57 against 12.42, 7168x1536 8.05 against 9.58; one exception measured,
 // 4096x7168 13.91 against klanes's 13.72). 2 rows stay on xrows.
