@@ -13,9 +13,10 @@ example that left a stream and events behind per shape slowed every later
 shape by ~0.4 µs per launch; see PERFORMANCE.md).
 """
 import json
-import re
 import subprocess
 import sys
+
+from example_output import example_results
 
 
 def main():
@@ -30,15 +31,15 @@ def main():
     worst = 0.0
     for shape, bench_us in tuned.items():
         out = subprocess.run([sys.argv[2], shape], capture_output=True, text=True, timeout=120).stdout
-        m = re.search(r"\bok\s+([\d.]+) us\s+max err \S+\s+(.*)", out)
-        if not m:
+        ok = [r for r in example_results(out) if r["ok"]]
+        if not ok:
             lines.append(f"| {shape} | {bench_us:.2f} | failed | | {out.strip()[:80]} |")
             worst = float("inf")
             continue
-        lib_us = float(m.group(1))
+        lib_us = ok[0]["us"]
         diff = 100 * (lib_us / bench_us - 1)
         worst = max(worst, abs(diff))
-        lines.append(f"| {shape} | {bench_us:.2f} | {lib_us:.2f} | {diff:+.1f}% | {m.group(2)} |")
+        lines.append(f"| {shape} | {bench_us:.2f} | {lib_us:.2f} | {diff:+.1f}% | {ok[0]['kernel']} |")
     lines.append("")
     lines.append(f"Largest difference: {worst:.1f}%.")
     text = "\n".join(lines) + "\n"

@@ -11,18 +11,16 @@ Writes a Markdown table: the library's time, PyTorch's int4 kernel, cuBLAS
 fp16, whether the library is faster than both, and the sums.
 """
 import json
-import re
 import sys
+
+from example_output import example_results
 
 
 def main():
     example, peers_path, rows, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    lib = {}
-    line_re = re.compile(r"^\s*(\d+) x (\d+)\s+g(\d+)\s+M\s+(\d+)\s+(ok|FAIL)\s+([\d.]+) us")
-    for line in open(example):
-        m = line_re.match(line)
-        if m and int(m.group(4)) == rows:
-            lib[f"{m.group(1)}x{m.group(2)}"] = (m.group(5), float(m.group(6)))
+    with open(example) as f:
+        lib = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
+               for r in example_results(f.read()) if r["rows"] == rows}
     peers = json.load(open(peers_path))
     lines = [f"| shape | library M={rows} µs | PyTorch int4 µs | cuBLAS fp16 µs | faster than both |",
              "|---|---|---|---|---|"]

@@ -26,6 +26,8 @@ import re
 import subprocess
 import sys
 
+from example_output import example_results
+
 SEEDS = {"generic_naive": "naive", "generic_splitk": "splitk", "generic_vec": "vec",
          "generic_dot": "dot", "generic_gen": "gen"}
 BATCHED_SEEDS = {"klanes", "ncols", "xrows"}
@@ -85,12 +87,12 @@ def main():
         # A batched suite names MxKxN; the example takes KxN and the rows.
         call = [a.example, shape] if a.rows == 1 else [a.example, "--rows", str(a.rows), shape.split("x", 1)[1]]
         out = subprocess.run(call, capture_output=True, text=True, timeout=300).stdout
-        m = re.search(r"\b(ok|FAIL)\s+([\d.]+) us\s+max err \S+\s+(.*)", out)
-        if not m or m.group(1) != "ok":
+        results = example_results(out)
+        if not results or not results[0]["ok"]:
             failures.append(shape)
             lines.append(f"| {shape} | {what} | | | | | FAILED: {out.strip()[:100]} |")
             continue
-        lib_us, kernel = float(m.group(2)), m.group(3).strip()
+        lib_us, kernel = results[0]["us"], results[0]["kernel"]
         if shape in best:
             seed_us, seed = best[shape]
             ratio = lib_us / seed_us
