@@ -20,15 +20,19 @@ struct KoptBatchedKernel {
 // The register path (xrows) for up to 4 rows, in the packed layout only.
 struct KoptXrowsKernel {
   KoptXrowsParams params;
+  bool tuned;  // built for the shapes of kKoptXrowsTuned only
   hipError_t (*call)(long long M, long long K, long long N, long long G, long long warp,
                      long long sms, const __half* x, const unsigned char* w, float* y,
                      hipStream_t stream);
 };
 
-// The xrows build of the smallest bucket that holds `rows` rows with the
-// warps K needs, where its rules admit K and G on this warp size; nullptr
-// where none does (K past 8 x 32 chunks of 32, or too many registers).
-const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp);
+// The xrows build for `rows` rows of K x N: the one tuned for the shape
+// (kopt_xrows_tuned) where this library has it, else the default build of
+// the smallest bucket that holds the rows with the warps K needs; where
+// its rules admit K and G on this warp size; nullptr where none does (K
+// past 8 x 32 chunks of 32, or too many registers).
+const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long N, long long G,
+                                         long long warp);
 
 // The build for the smallest bucket that holds `rows` rows in `layout`
 // (kKoptBatchedBuckets in order) with the column groups K takes on this warp

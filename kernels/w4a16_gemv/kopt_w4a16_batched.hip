@@ -110,6 +110,41 @@
 #define KOPT_XROWS_LANES 16
 #define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
+// The builds tuned for some shapes at 2 rows (kopt_xrows_tuned); on NVIDIA
+// only, where they were measured (six columns exceed a gfx906 lane's
+// registers at five warps).
+#if !defined(KOPT_AMD)
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#define KOPT_XROWS_COLS 2
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#define KOPT_XROWS_COLS 3
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#define KOPT_XROWS_COLS 6
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 4
+#define KOPT_XROWS_COLS 4
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 7
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#define KOPT_XROWS_COLS 6
+#include "kopt_w4a16_xrows_instance.inc"
+#endif
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 1
 #define KOPT_XROWS_LANES 32
@@ -201,36 +236,50 @@ long long kopt_batched_built_rows() {
 }
 
 const KoptXrowsKernel kKoptXrowsKernels[] = {
-    {kopt_xrows_m2_1_l32_build::kParams, kopt_xrows_m2_1_l32_build::call},
-    {kopt_xrows_m2_2_l32_build::kParams, kopt_xrows_m2_2_l32_build::call},
-    {kopt_xrows_m2_3_l32_build::kParams, kopt_xrows_m2_3_l32_build::call},
-    {kopt_xrows_m2_4_l32_build::kParams, kopt_xrows_m2_4_l32_build::call},
-    {kopt_xrows_m2_5_l32_build::kParams, kopt_xrows_m2_5_l32_build::call},
-    {kopt_xrows_m2_6_l32_build::kParams, kopt_xrows_m2_6_l32_build::call},
-    {kopt_xrows_m2_7_l32_build::kParams, kopt_xrows_m2_7_l32_build::call},
-    {kopt_xrows_m2_8_l32_build::kParams, kopt_xrows_m2_8_l32_build::call},
-    {kopt_xrows_m2_1_l16_build::kParams, kopt_xrows_m2_1_l16_build::call},
-    {kopt_xrows_m4_1_l32_build::kParams, kopt_xrows_m4_1_l32_build::call},
-    {kopt_xrows_m4_2_l32_build::kParams, kopt_xrows_m4_2_l32_build::call},
-    {kopt_xrows_m4_3_l32_build::kParams, kopt_xrows_m4_3_l32_build::call},
-    {kopt_xrows_m4_4_l32_build::kParams, kopt_xrows_m4_4_l32_build::call},
+    {kopt_xrows_m2_1_l32_c4_o0_build::kParams, false, kopt_xrows_m2_1_l32_c4_o0_build::call},
+    {kopt_xrows_m2_2_l32_c4_o0_build::kParams, false, kopt_xrows_m2_2_l32_c4_o0_build::call},
+    {kopt_xrows_m2_3_l32_c4_o0_build::kParams, false, kopt_xrows_m2_3_l32_c4_o0_build::call},
+    {kopt_xrows_m2_4_l32_c4_o0_build::kParams, false, kopt_xrows_m2_4_l32_c4_o0_build::call},
+    {kopt_xrows_m2_5_l32_c4_o0_build::kParams, false, kopt_xrows_m2_5_l32_c4_o0_build::call},
+    {kopt_xrows_m2_6_l32_c4_o0_build::kParams, false, kopt_xrows_m2_6_l32_c4_o0_build::call},
+    {kopt_xrows_m2_7_l32_c4_o0_build::kParams, false, kopt_xrows_m2_7_l32_c4_o0_build::call},
+    {kopt_xrows_m2_8_l32_c4_o0_build::kParams, false, kopt_xrows_m2_8_l32_c4_o0_build::call},
+    {kopt_xrows_m2_1_l16_c4_o0_build::kParams, false, kopt_xrows_m2_1_l16_c4_o0_build::call},
+    {kopt_xrows_m4_1_l32_c4_o0_build::kParams, false, kopt_xrows_m4_1_l32_c4_o0_build::call},
+    {kopt_xrows_m4_2_l32_c4_o0_build::kParams, false, kopt_xrows_m4_2_l32_c4_o0_build::call},
+    {kopt_xrows_m4_3_l32_c4_o0_build::kParams, false, kopt_xrows_m4_3_l32_c4_o0_build::call},
+    {kopt_xrows_m4_4_l32_c4_o0_build::kParams, false, kopt_xrows_m4_4_l32_c4_o0_build::call},
 #if !defined(KOPT_AMD)
-    {kopt_xrows_m4_5_l32_build::kParams, kopt_xrows_m4_5_l32_build::call},
-    {kopt_xrows_m4_6_l32_build::kParams, kopt_xrows_m4_6_l32_build::call},
-    {kopt_xrows_m4_7_l32_build::kParams, kopt_xrows_m4_7_l32_build::call},
-    {kopt_xrows_m4_8_l32_build::kParams, kopt_xrows_m4_8_l32_build::call},
+    {kopt_xrows_m4_5_l32_c4_o3_build::kParams, false, kopt_xrows_m4_5_l32_c4_o3_build::call},
+    {kopt_xrows_m4_6_l32_c4_o0_build::kParams, false, kopt_xrows_m4_6_l32_c4_o0_build::call},
+    {kopt_xrows_m4_7_l32_c4_o0_build::kParams, false, kopt_xrows_m4_7_l32_c4_o0_build::call},
+    {kopt_xrows_m4_8_l32_c4_o0_build::kParams, false, kopt_xrows_m4_8_l32_c4_o0_build::call},
 #endif
-    {{0, 0}, nullptr}};
+#if !defined(KOPT_AMD)
+    {kopt_xrows_m2_5_l32_c2_o0_build::kParams, true, kopt_xrows_m2_5_l32_c2_o0_build::call},
+    {kopt_xrows_m2_5_l32_c3_o0_build::kParams, true, kopt_xrows_m2_5_l32_c3_o0_build::call},
+    {kopt_xrows_m2_5_l32_c6_o0_build::kParams, true, kopt_xrows_m2_5_l32_c6_o0_build::call},
+    {kopt_xrows_m2_5_l32_c4_o4_build::kParams, true, kopt_xrows_m2_5_l32_c4_o4_build::call},
+    {kopt_xrows_m2_7_l32_c6_o0_build::kParams, true, kopt_xrows_m2_7_l32_c6_o0_build::call},
+#endif
+    {{0, 0}, false, nullptr}};
 
-const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long G, long long warp) {
+const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long N, long long G,
+                                         long long warp) {
+  auto serves = [&](const KoptXrowsKernel& k, long long lanes) {
+    return k.params.rows >= rows && k.params.lanes == lanes &&
+           k.params.warps == kopt_xrows_warps(K, k.params) &&
+           kopt_xrows_supported(k.params, K, G, warp);
+  };
+  if (const KoptXrowsTuned* t = kopt_xrows_tuned(rows, K, N))
+    for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
+      if (k->tuned && k->params.cols == t->cols && k->params.occ == t->occ && serves(*k, 32))
+        return k;
   // The lane groups K takes, then (where no bucket that holds the rows is
   // built with them) whole warps.
   for (const long long lanes : {kopt_xrows_lanes(K), 32LL})
     for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
-      if (k->params.rows >= rows && k->params.lanes == lanes &&
-          k->params.warps == kopt_xrows_warps(K, k->params) &&
-          kopt_xrows_supported(k->params, K, G, warp))
-        return k;
+      if (!k->tuned && serves(*k, lanes)) return k;
   return nullptr;
 }
 #endif

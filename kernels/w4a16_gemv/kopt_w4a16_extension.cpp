@@ -79,7 +79,7 @@ bool same_pairs(const unsigned char* a, const unsigned char* b, const KoptShapeA
 const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights& w, int rows) {
   const long long K = w.args.K, N = w.args.N;
   return b.layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows && kopt_xrows_preferred(rows, K, N)
-             ? kopt_xrows_kernel(rows, K, w.args.G, w.args.warp)
+             ? kopt_xrows_kernel(rows, K, N, w.args.G, w.args.warp)
              : nullptr;
 }
 
@@ -113,10 +113,11 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
-  if (layout == 0 && kopt_xrows_kernel(2, K, w.args.G, w.args.warp))
-    w.description += kopt_xrows_preferred(4, K, N) && kopt_xrows_kernel(4, K, w.args.G, w.args.warp)
-                         ? " (M 2-4: xrows, M >= 5: klanes; batched)"
-                         : " (M 2: xrows, M >= 3: klanes; batched)";
+  if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
+    w.description +=
+        kopt_xrows_preferred(4, K, N) && kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
+            ? " (M 2-4: xrows, M >= 5: klanes; batched)"
+            : " (M 2: xrows, M >= 3: klanes; batched)";
   else
     w.description += " (M >= " + std::to_string(kopt_batched_min_rows(K)) + ": klanes, batched)";
   return hipSuccess;

@@ -249,11 +249,16 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
   int checked = 0;
   for (int64_t rows : kKoptXrowsBuckets)
     for (int64_t warps = 1; warps <= kKoptXrowsMaxWarps; ++warps)
-      for (const auto& [lanes, occ] : {std::pair<int64_t, int64_t>{32, 0}, {16, 0}, {32, 3}})
+      for (const auto& [lanes, occ, cols] : {std::array<int64_t, 3>{32, 0, 4},
+                                             {16, 0, 4},
+                                             {32, 3, 4},
+                                             {32, 0, 2},
+                                             {32, 0, 3},
+                                             {32, 0, 6}})
         for (const DeviceLimits limits :
              {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
           for (const auto& [K, N, G] : shapes) {
-            const KoptXrowsParams p{rows, warps, 4, lanes, occ};
+            const KoptXrowsParams p{rows, warps, cols, lanes, occ};
             if (kopt_xrows_warps(K, p) != warps) continue;  // another build serves this K
             Candidate c;
             ASSERT_TRUE(parse_candidate(xrows->source,
@@ -280,8 +285,8 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
             ++checked;
           }
   // Every shape but the K past the builds (8224: 257 chunks) met a build on
-  // NVIDIA, for each of the three (lanes, blocks an SM).
-  EXPECT_GE(checked, 3 * 2 * 7);
+  // NVIDIA, for each of the seven (lanes, blocks an SM, columns).
+  EXPECT_GE(checked, 7 * 2 * 7);
   EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
 }
 
@@ -305,6 +310,33 @@ TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
     EXPECT_FALSE(kopt_xrows_preferred(rows, 1536, 6144));
     EXPECT_TRUE(kopt_xrows_preferred(rows, 1568, 6144));
     EXPECT_TRUE(kopt_xrows_preferred(rows, 1792, 4096));
+  }
+}
+
+// The 2-row bucket's tuned builds: the columns and blocks an SM measured
+// faster on the contest shapes, the default build elsewhere and at 3 and 4
+// rows; each tuned build is one the seed's contract admits, and it runs on
+// a warp of 32.
+TEST(W4a16BatchTest, TwoRowsTakeTheBuildTunedForTheShape) {
+  ASSERT_NE(kopt_xrows_tuned(2, 7168, 1536), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(2, 7168, 1536)->cols, 6);
+  EXPECT_EQ(kopt_xrows_tuned(2, 5120, 256)->cols, 2);
+  EXPECT_EQ(kopt_xrows_tuned(2, 4608, 7168)->occ, 4);
+  EXPECT_EQ(kopt_xrows_tuned(2, 7168, 1024), nullptr);  // measured: the default the fastest
+  EXPECT_EQ(kopt_xrows_tuned(2, 1536, 7168), nullptr);  // K and N swapped: not tuned
+  EXPECT_EQ(kopt_xrows_tuned(4, 7168, 1536), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(3, 5120, 256), nullptr);
+  const Seed* xrows = nullptr;
+  for (const Seed& seed : batch().seeds())
+    if (seed.name == "xrows") xrows = &seed;
+  ASSERT_NE(xrows, nullptr);
+  for (const KoptXrowsTuned& t : kKoptXrowsTuned) {
+    const KoptXrowsParams p{2, kopt_xrows_warps(t.K, KoptXrowsParams{2, 1}), t.cols, 32, t.occ};
+    EXPECT_TRUE(kopt_xrows_supported(p, t.K, 64, 32)) << t.K << "x" << t.N;
+    Candidate c;
+    EXPECT_TRUE(
+        parse_candidate(xrows->source, {{"MR", 2}, {"ROWS", t.cols}, {"OCC", t.occ}}, &c).ok())
+        << t.K << "x" << t.N;
   }
 }
 
