@@ -27,10 +27,11 @@ struct KoptXrowsKernel {
 };
 
 // The xrows build for `rows` rows of K x N: the one tuned for the shape
-// (kopt_xrows_tuned) where this library has it, else the default build of
-// the smallest bucket that holds the rows with the warps K needs; where
-// its rules admit K and G on this warp size; nullptr where none does (K
-// past 8 x 32 chunks of 32, or too many registers).
+// (kopt_xrows_tuned) where this library has it; else, where the register
+// path is the faster (kopt_xrows_preferred), the default build of the
+// smallest bucket that holds the rows with the warps K needs; where its
+// rules admit K and G on this warp size. nullptr where none does (klanes
+// preferred, K past 8 x 32 chunks of 32, or too many registers).
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long N, long long G,
                                          long long warp);
 

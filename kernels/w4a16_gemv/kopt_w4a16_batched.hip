@@ -110,7 +110,7 @@
 #define KOPT_XROWS_LANES 16
 #define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
-// The builds tuned for some shapes at 2 rows (kopt_xrows_tuned); on NVIDIA
+// The builds tuned for some shapes (kopt_xrows_tuned); on NVIDIA
 // only, where they were measured (six columns exceed a gfx906 lane's
 // registers at five warps).
 #if !defined(KOPT_AMD)
@@ -143,6 +143,24 @@
 #define KOPT_XROWS_LANES 32
 #define KOPT_XROWS_OCC 0
 #define KOPT_XROWS_COLS 6
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 3
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 4
+#define KOPT_XROWS_COLS 3
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 2
+#define KOPT_XROWS_COLS 2
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 7
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 2
+#define KOPT_XROWS_COLS 4
 #include "kopt_w4a16_xrows_instance.inc"
 #endif
 #define KOPT_XROWS_ROWS 4
@@ -261,6 +279,9 @@ const KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m2_5_l32_c6_o0_build::kParams, true, kopt_xrows_m2_5_l32_c6_o0_build::call},
     {kopt_xrows_m2_5_l32_c4_o4_build::kParams, true, kopt_xrows_m2_5_l32_c4_o4_build::call},
     {kopt_xrows_m2_7_l32_c6_o0_build::kParams, true, kopt_xrows_m2_7_l32_c6_o0_build::call},
+    {kopt_xrows_m4_3_l32_c3_o4_build::kParams, true, kopt_xrows_m4_3_l32_c3_o4_build::call},
+    {kopt_xrows_m4_5_l32_c2_o2_build::kParams, true, kopt_xrows_m4_5_l32_c2_o2_build::call},
+    {kopt_xrows_m4_7_l32_c4_o2_build::kParams, true, kopt_xrows_m4_7_l32_c4_o2_build::call},
 #endif
     {{0, 0}, false, nullptr}};
 
@@ -275,6 +296,7 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
     for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
       if (k->tuned && k->params.cols == t->cols && k->params.occ == t->occ && serves(*k, 32))
         return k;
+  if (!kopt_xrows_preferred(rows, K, N)) return nullptr;
   // The lane groups K takes, then (where no bucket that holds the rows is
   // built with them) whole warps.
   for (const long long lanes : {kopt_xrows_lanes(K), 32LL})

@@ -117,7 +117,7 @@ constexpr int kKoptXrowsMaxRows = 4;
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
 // The seed's parameters in the library: ROWS columns per lane group (4,
-// or kopt_xrows_tuned's for the shapes tuned at 2 rows); LPR lanes a group
+// or kopt_xrows_tuned's for the shapes tuned); LPR lanes a group
 // (kopt_xrows_lanes); OCC blocks an SM (0: as many as the register
 // estimate lets it hold, at most 32 warps; see the builds in
 // kopt_w4a16_batched.hip); KSPLIT the warps one chunk per lane needs.
@@ -155,31 +155,40 @@ inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
 // short K take klanes.
 inline long long kopt_xrows_lanes(long long K) { return K / 32 <= 16 ? 16 : 32; }
 
-// The 2-row bucket's builds tuned on the contest shapes: where another
+// The register path's builds tuned on the contest shapes: where another
 // column count a lane group (the seed's ROWS) or blocks an SM (OCC) was
-// measured faster than the default build by more than 2%, on an H100
-// (2026-11-27, PERFORMANCE.md), xrows at 2 rows, ROWS 2, 3, 4 and 6 with
-// OCC 0 on all 14 shapes, then with OCC 2, 3 and 4 on the six the library
-// trailed the best peer on (G = 64), default 4 columns and OCC 0:
-//   7168x9216  6 columns: 18.81 against 19.37 us   7168x1536  6: 6.02 against 6.94
-//   5120x6144  3: 11.00 against 11.28               5120x3584  2: 8.08 against 8.35
-//   5120x768   6: 4.11 against 4.27                 5120x256   2: 3.28 against 3.49
-//   4608x7168  4 columns, 4 blocks an SM: 11.53 against 12.64
+// measured faster than the library's default choice by more than 2%, on
+// an H100 (2026-11-27, PERFORMANCE.md), xrows at 2 rows with ROWS 2, 3, 4
+// and 6 on all 14 shapes, then at 2 and 4 rows with OCC 2, 3 and 4 on the
+// shapes the library trailed the best peer on (G = 64). Against the
+// default build (4 columns, OCC 0; at 4 rows the path kopt_xrows_preferred
+// picks), us:
+//   2 rows  7168x9216  6 columns: 18.81 against 19.37   7168x1536  6: 6.02 against 6.94
+//           5120x6144  3: 11.00 against 11.28            5120x3584  2: 8.08 against 8.35
+//           5120x768   6: 4.11 against 4.27              5120x256   2: 3.28 against 3.49
+//           4608x7168  4 columns, OCC 4: 11.53 against 12.64
+//   4 rows  7168x9216  4 columns, OCC 2: 26.39 against klanes's 27.57
+//           5120x256   2 columns, OCC 2: 4.16 against 4.48
+//           3072x5120  3 columns, OCC 4: 9.55 against 9.90
 // No rule by K and N alone picks these (one wave of tiles at 7168x1536,
 // not at 5120x6144, where six columns are the slowest), so elsewhere the
-// default build stays, the one measured best on most shapes.
+// default stays, the choice measured best on most shapes.
 struct KoptXrowsTuned {
-  long long K, N, cols, occ;
+  long long rows, K, N, cols, occ;  // rows: the bucket (2 or 4)
 };
 constexpr KoptXrowsTuned kKoptXrowsTuned[] = {
-    {7168, 9216, 6, 0}, {7168, 1536, 6, 0}, {5120, 6144, 3, 0}, {5120, 3584, 2, 0},
-    {5120, 768, 6, 0},  {5120, 256, 2, 0},  {4608, 7168, 4, 4}};
-// The tuned build's parameters for `rows` rows of K x N, nullptr where the
-// default build serves it.
+    {2, 7168, 9216, 6, 0}, {2, 7168, 1536, 6, 0}, {2, 5120, 6144, 3, 0}, {2, 5120, 3584, 2, 0},
+    {2, 5120, 768, 6, 0},  {2, 5120, 256, 2, 0},  {2, 4608, 7168, 4, 4}, {4, 7168, 9216, 4, 2},
+    {4, 5120, 256, 2, 2},  {4, 3072, 5120, 3, 4}};
+// The tuned build's parameters for `rows` rows (in the smallest bucket
+// that holds them) of K x N; nullptr where the default choice serves it.
 inline const KoptXrowsTuned* kopt_xrows_tuned(long long rows, long long K, long long N) {
-  if (rows <= 2)
-    for (const KoptXrowsTuned& t : kKoptXrowsTuned)
-      if (t.K == K && t.N == N) return &t;
+  for (const long long bucket : kKoptXrowsBuckets)
+    if (rows <= bucket) {
+      for (const KoptXrowsTuned& t : kKoptXrowsTuned)
+        if (t.rows == bucket && t.K == K && t.N == N) return &t;
+      return nullptr;
+    }
   return nullptr;
 }
 

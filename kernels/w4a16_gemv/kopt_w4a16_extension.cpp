@@ -74,11 +74,11 @@ bool same_pairs(const unsigned char* a, const unsigned char* b, const KoptShapeA
 }
 
 // The xrows build that takes a block of `rows` rows, where the register
-// path serves the shape and is the faster (kopt_xrows_preferred); nullptr
+// path serves the shape and is the faster (kopt_xrows_kernel); nullptr
 // otherwise.
 const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights& w, int rows) {
   const long long K = w.args.K, N = w.args.N;
-  return b.layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows && kopt_xrows_preferred(rows, K, N)
+  return b.layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows
              ? kopt_xrows_kernel(rows, K, N, w.args.G, w.args.warp)
              : nullptr;
 }
@@ -114,10 +114,9 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     return e;
   }
   if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
-    w.description +=
-        kopt_xrows_preferred(4, K, N) && kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
-            ? " (M 2-4: xrows, M >= 5: klanes; batched)"
-            : " (M 2: xrows, M >= 3: klanes; batched)";
+    w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
+                         ? " (M 2-4: xrows, M >= 5: klanes; batched)"
+                         : " (M 2: xrows, M >= 3: klanes; batched)";
   else
     w.description += " (M >= " + std::to_string(kopt_batched_min_rows(K)) + ": klanes, batched)";
   return hipSuccess;

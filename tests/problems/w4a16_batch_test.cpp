@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <map>
 #include <set>
 
 #include "kernels/w4a16_gemv/kopt_w4a16_batched_plan.h"
@@ -246,18 +248,18 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
   const std::vector<std::array<int64_t, 3>> shapes = {
       {7168, 9216, 64}, {5120, 256, 64}, {384, 5120, 64},  {2016, 777, 32},
       {4096, 100, 128}, {32, 33, 32},    {8192, 4096, 64}, {8224, 64, 32}};
-  int checked = 0;
+  // (lanes, blocks an SM, columns) of the library's builds.
+  constexpr std::array<int64_t, 3> kBuilds[] = {{32, 0, 4}, {16, 0, 4}, {32, 3, 4}, {32, 4, 4},
+                                                {32, 2, 4}, {32, 0, 2}, {32, 2, 2}, {32, 0, 3},
+                                                {32, 4, 3}, {32, 0, 6}};
+  std::map<std::array<int64_t, 3>, int> checked_on_nvidia;
   for (int64_t rows : kKoptXrowsBuckets)
     for (int64_t warps = 1; warps <= kKoptXrowsMaxWarps; ++warps)
-      for (const auto& [lanes, occ, cols] : {std::array<int64_t, 3>{32, 0, 4},
-                                             {16, 0, 4},
-                                             {32, 3, 4},
-                                             {32, 0, 2},
-                                             {32, 0, 3},
-                                             {32, 0, 6}})
+      for (const std::array<int64_t, 3>& build : kBuilds)
         for (const DeviceLimits limits :
              {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
           for (const auto& [K, N, G] : shapes) {
+            const auto& [lanes, occ, cols] = build;
             const KoptXrowsParams p{rows, warps, cols, lanes, occ};
             if (kopt_xrows_warps(K, p) != warps) continue;  // another build serves this K
             Candidate c;
@@ -282,11 +284,12 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
             EXPECT_EQ(g.block[0], l.block);
             EXPECT_EQ(g.shared_bytes, l.shared_bytes);
             EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
-            ++checked;
+            if (limits.warp == 32) ++checked_on_nvidia[build];
           }
-  // Every shape but the K past the builds (8224: 257 chunks) met a build on
-  // NVIDIA, for each of the seven (lanes, blocks an SM, columns).
-  EXPECT_GE(checked, 7 * 2 * 7);
+  // Each build's plan was compared on NVIDIA for some shapes.
+  for (const std::array<int64_t, 3>& build : kBuilds)
+    EXPECT_GE(checked_on_nvidia[build], 2)
+        << build[0] << " lanes, OCC " << build[1] << ", " << build[2] << " columns";
   EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
 }
 
@@ -313,29 +316,34 @@ TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
   }
 }
 
-// The 2-row bucket's tuned builds: the columns and blocks an SM measured
-// faster on the contest shapes, the default build elsewhere and at 3 and 4
-// rows; each tuned build is one the seed's contract admits, and it runs on
-// a warp of 32.
-TEST(W4a16BatchTest, TwoRowsTakeTheBuildTunedForTheShape) {
+// The register path's tuned builds: the columns and blocks an SM measured
+// faster on the contest shapes, by row bucket, the default choice
+// elsewhere; each tuned build is one the seed's contract admits, and it
+// runs on a warp of 32.
+TEST(W4a16BatchTest, TunedShapesTakeTheirRegisterPathBuild) {
   ASSERT_NE(kopt_xrows_tuned(2, 7168, 1536), nullptr);
   EXPECT_EQ(kopt_xrows_tuned(2, 7168, 1536)->cols, 6);
   EXPECT_EQ(kopt_xrows_tuned(2, 5120, 256)->cols, 2);
   EXPECT_EQ(kopt_xrows_tuned(2, 4608, 7168)->occ, 4);
   EXPECT_EQ(kopt_xrows_tuned(2, 7168, 1024), nullptr);  // measured: the default the fastest
   EXPECT_EQ(kopt_xrows_tuned(2, 1536, 7168), nullptr);  // K and N swapped: not tuned
+  // 3 and 4 rows: the 4-row bucket's entries.
   EXPECT_EQ(kopt_xrows_tuned(4, 7168, 1536), nullptr);
-  EXPECT_EQ(kopt_xrows_tuned(3, 5120, 256), nullptr);
+  ASSERT_NE(kopt_xrows_tuned(3, 5120, 256), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(3, 5120, 256)->rows, 4);
+  EXPECT_EQ(kopt_xrows_tuned(4, 7168, 9216)->occ, 2);  // where the rule prefers klanes
+  EXPECT_EQ(kopt_xrows_tuned(5, 7168, 9216), nullptr);
   const Seed* xrows = nullptr;
   for (const Seed& seed : batch().seeds())
     if (seed.name == "xrows") xrows = &seed;
   ASSERT_NE(xrows, nullptr);
   for (const KoptXrowsTuned& t : kKoptXrowsTuned) {
-    const KoptXrowsParams p{2, kopt_xrows_warps(t.K, KoptXrowsParams{2, 1}), t.cols, 32, t.occ};
+    const KoptXrowsParams p{t.rows, kopt_xrows_warps(t.K, KoptXrowsParams{t.rows, 1}), t.cols, 32,
+                            t.occ};
     EXPECT_TRUE(kopt_xrows_supported(p, t.K, 64, 32)) << t.K << "x" << t.N;
     Candidate c;
     EXPECT_TRUE(
-        parse_candidate(xrows->source, {{"MR", 2}, {"ROWS", t.cols}, {"OCC", t.occ}}, &c).ok())
+        parse_candidate(xrows->source, {{"MR", t.rows}, {"ROWS", t.cols}, {"OCC", t.occ}}, &c).ok())
         << t.K << "x" << t.N;
   }
 }
