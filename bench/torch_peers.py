@@ -98,7 +98,8 @@ def main():
         if all(key in r for r in results):
             print(f"sum {key}: {sum(r[key] for r in results):.2f}")
     with open(out_path, "w") as f:
-        json.dump({"device": props.name, "torch": torch.__version__, "results": results}, f, indent=2)
+        json.dump({"device": props.name, "torch": torch.__version__, "G": G, "results": results}, f,
+                  indent=2)
 
 
 if __name__ == "__main__":
