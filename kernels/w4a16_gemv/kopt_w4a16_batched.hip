@@ -3,7 +3,8 @@
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
 // (with two column groups a warp for short K in the packed layout), its `xrows`
 // seed for 2 and 4 rows and each number of warps of a block (and lane groups
-// of 16 for 2 rows of short K), and their tables.
+// of 16 for 2 rows of short K; and the builds tuned for some contest shapes),
+// and their tables.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"
@@ -110,9 +111,9 @@
 #define KOPT_XROWS_LANES 16
 #define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
-// The builds tuned for some shapes (kopt_xrows_tuned); on NVIDIA
-// only, where they were measured (six columns exceed a gfx906 lane's
-// registers at five warps).
+// The builds tuned for some shapes (kopt_xrows_tuned); on NVIDIA only,
+// where they were measured (six columns exceed a gfx906 lane's registers
+// at five warps, and OCC counts waves a SIMD there).
 #if !defined(KOPT_AMD)
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 5
