@@ -167,9 +167,7 @@ TEST(W4a16BatchTest, TheLibraryTakesTwoRowsToTheBatchedKernelsOnlyAtLongK) {
 // contract plans, on both warp sizes, for every bucket and shapes of every
 // kind (small N split over K, odd N, odd numbers of chunks, G = 32/128).
 TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
-  const Seed* klanes = nullptr;
-  for (const Seed& seed : batch().seeds())
-    if (seed.name == "klanes") klanes = &seed;
+  const Seed* klanes = find_seed(batch(), "klanes");
   ASSERT_NE(klanes, nullptr);
   const std::vector<std::array<int64_t, 4>> shapes = {
       {7168, 9216, 64, 16}, {5120, 256, 64, 2}, {384, 5120, 64, 8},  {2016, 777, 32, 3},
@@ -241,9 +239,7 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
 // are the contract's, on both warp sizes, for each build (rows, warps) and
 // the shapes whose K needs that many warps (one chunk of 32 k a lane).
 TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
-  const Seed* xrows = nullptr;
-  for (const Seed& seed : batch().seeds())
-    if (seed.name == "xrows") xrows = &seed;
+  const Seed* xrows = find_seed(batch(), "xrows");
   ASSERT_NE(xrows, nullptr);
   const std::vector<std::array<int64_t, 3>> shapes = {
       {7168, 9216, 64}, {5120, 256, 64}, {384, 5120, 64},  {2016, 777, 32},
@@ -333,9 +329,7 @@ TEST(W4a16BatchTest, TunedShapesTakeTheirRegisterPathBuild) {
   EXPECT_EQ(kopt_xrows_tuned(3, 5120, 256)->rows, 4);
   EXPECT_EQ(kopt_xrows_tuned(4, 7168, 9216)->occ, 2);  // where the rule prefers klanes
   EXPECT_EQ(kopt_xrows_tuned(5, 7168, 9216), nullptr);
-  const Seed* xrows = nullptr;
-  for (const Seed& seed : batch().seeds())
-    if (seed.name == "xrows") xrows = &seed;
+  const Seed* xrows = find_seed(batch(), "xrows");
   ASSERT_NE(xrows, nullptr);
   for (const KoptXrowsTuned& t : kKoptXrowsTuned) {
     const KoptXrowsParams p{t.rows, kopt_xrows_warps(t.K, KoptXrowsParams{t.rows, 1}), t.cols, 32,
