@@ -282,9 +282,11 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
             EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
             if (limits.warp == 32) ++checked_on_nvidia[build];
           }
-  // Each build's plan was compared on NVIDIA for some shapes.
+  // On NVIDIA every build met every shape but the K past the builds (8224:
+  // 257 chunks) in both buckets; lane groups of 16 only the K of at most 8
+  // x 16 chunks (384, 2016, 4096, 32).
   for (const std::array<int64_t, 3>& build : kBuilds)
-    EXPECT_GE(checked_on_nvidia[build], 2)
+    EXPECT_EQ(checked_on_nvidia[build], build[0] == 32 ? 2 * 7 : 2 * 4)
         << build[0] << " lanes, OCC " << build[1] << ", " << build[2] << " columns";
   EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
 }
