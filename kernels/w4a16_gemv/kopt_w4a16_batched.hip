@@ -295,7 +295,8 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
   };
   if (const KoptXrowsTuned* t = kopt_xrows_tuned(rows, K, N))
     for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
-      if (k->tuned && k->params.cols == t->cols && k->params.occ == t->occ && serves(*k, 32))
+      if (k->tuned && k->params.rows == t->rows && k->params.cols == t->cols &&
+          k->params.occ == t->occ && serves(*k, 32))
         return k;
   if (!kopt_xrows_preferred(rows, K, N)) return nullptr;
   // The lane groups K takes, then (where no bucket that holds the rows is
