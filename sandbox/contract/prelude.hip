@@ -165,6 +165,41 @@ KOPT_INLINE int kopt_dot4_s8u8(int a, kopt_u32 b, int c) {
 #endif
 }
 
+// Two 16-bit by 8-bit products with 32-bit accumulation: c + a.short[0] *
+// b.byte[i] + a.short[1] * b.byte[i + 1], i = 0 (_lo) or 2 (_hi), a's halves
+// signed and b's bytes unsigned. One dp2a on NVIDIA, in dp4a's pipe at its
+// rate, so a 16-bit operand costs one instruction per two products where two
+// byte planes of it cost two and a combination. gfx906 has no 16-by-8 form:
+// the two bytes widened to halves for v_dot2_i32_i16 (the widening depends on
+// b alone, so calls that share b share it).
+#if defined(KOPT_AMD)
+typedef short kopt_i16x2 __attribute__((ext_vector_type(2)));
+KOPT_INLINE int kopt_sdot2_widened(int a, kopt_u32 b_halves, int c) {
+  kopt_i16x2 va, vb;
+  __builtin_memcpy(&va, &a, 4);
+  __builtin_memcpy(&vb, &b_halves, 4);
+  return __builtin_amdgcn_sdot2(va, vb, c, false);
+}
+#endif
+KOPT_INLINE int kopt_dot2_s16u8_lo(int a, kopt_u32 b, int c) {
+#if defined(KOPT_NVIDIA)
+  int d;
+  asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  return kopt_sdot2_widened(a, (b & 0xFFu) | ((b & 0xFF00u) << 8), c);
+#endif
+}
+KOPT_INLINE int kopt_dot2_s16u8_hi(int a, kopt_u32 b, int c) {
+#if defined(KOPT_NVIDIA)
+  int d;
+  asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  return kopt_sdot2_widened(a, ((b >> 16) & 0xFFu) | ((b >> 8) & 0xFF0000u), c);
+#endif
+}
+
 // Two nibbles to two halves in one logic op: (u >> shift) & 0x000F000F with
 // the exponent bits of 1024.0 ORed in gives half2(1024 + q_lo, 1024 + q_hi),
 // exactly. Nibble i of a 32-bit word pairs with nibble i + 4.

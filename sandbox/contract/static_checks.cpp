@@ -21,7 +21,7 @@ const std::vector<std::string> kAllowedAsm = {
     "lop3.b32", "prmt.b32", "shf.", "bfe.", "bfi.", "mov.b32", "mov.b64", "cvt.", "add.", "sub.",
     "mul.", "fma.rn.", "ld.global.nc", "ld.global.cs", "ld.global.lu", "ld.global.L1::no_allocate",
     "ld.global.L2::64B", "ld.global.L2::128B", "ld.global.L2::256B", "ld.global.v4",
-    "ld.global.nc.v4", "ld.global.nc.L1::no_allocate", "dp4a.",
+    "ld.global.nc.v4", "ld.global.nc.L1::no_allocate", "dp4a.", "dp2a.",
     // AMDGCN
     "v_dot2_f32_f16", "v_dot2c_f32_f16", "v_fma_mix", "v_pk_", "v_perm_b32", "v_and_or_b32",
     "v_lshrrev_b32", "v_bfe_u32", "v_cvt_", "ds_bpermute_b32", "s_waitcnt", "global_load_dwordx4",

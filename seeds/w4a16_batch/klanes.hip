@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "klanes",
-  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). GROUPS is how many column groups a warp works side by side, each of WARP / GROUPS lanes over K (the tile then WARPS x GROUPS x COLS columns): where K / 32 is below the warp's width, lanes past K idle in every step with one group, fewer with several; the groups read the same x (one read serves them all). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them).",
+  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). GROUPS is how many column groups a warp works side by side, each of WARP / GROUPS lanes over K (the tile then WARPS x GROUPS x COLS columns): where K / 32 is below the warp's width, lanes past K idle in every step with one group, fewer with several; the groups read the same x (one read serves them all). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate): as many dot instructions, but no planes to combine, one accumulator per row and column instead of three, on gfx906 v_dot2_i32_i16 on the weight bytes widened once per word.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
   "launches": [{"kernel": "gemm",
@@ -19,7 +19,8 @@
     "XS":     {"values": [0, 1, 2, 3, 4, 6, 8], "default": 0},
     "CT":     {"values": [0, 1, 2, 4, 8, 16], "default": 0},
     "LAYOUT": {"values": [0, 1], "default": 0},
-    "GROUPS": {"values": [1, 2, 4], "default": 1}
+    "GROUPS": {"values": [1, 2, 4], "default": 1},
+    "X16":    {"values": [0, 1], "default": 0}
   }
 }
 */
@@ -58,6 +59,9 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
 // the group offsets. (Its first form, 15 bits, missed the 1e-2 rule on
 // one element of one outlier set, 16 rows of 384x5120: 0.011 off where
 // 0.0105 was allowed; a hundred more sets passed.)
+// With X16 the words are X itself, two a word: (X0, X2), (X4, X6), (X1, X3),
+// (X5, X7), so dp2a's low and high halves meet an even-k weight word's bytes
+// 0-1 and 2-3 (the odd words likewise).
 KOPT_INLINE void klanes_fixed_chunk(const uint4* h, uint4* pieces, float* scale, float* sum) {
   float v[32];
 #pragma unroll
@@ -102,7 +106,11 @@ KOPT_INLINE void klanes_fixed_chunk(const uint4* h, uint4* pieces, float* scale,
       const kopt_u32 cd = __byte_perm(from[first + 4], from[first + 6], pick);
       return __byte_perm(ab, cd, 0x5410u);
     };
-    pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
+    if (X16)
+      pieces[p] = make_uint4(__byte_perm(lo[0], lo[2], 0x5410u), __byte_perm(lo[4], lo[6], 0x5410u),
+                             __byte_perm(lo[1], lo[3], 0x5410u), __byte_perm(lo[5], lo[7], 0x5410u));
+    else
+      pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
   }
   const int total = (int)(summed - 32u * 0x4B400000u);
   *scale = nonzero ? __uint_as_float((kopt_u32)(127 - 15 + E) << 23) * kUnfit : 0.f;
@@ -293,7 +301,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     // Past 16 the second set of accumulators costs more than it saves at 128
     // registers, and each part's pair meets in `dot`. Measured on an H200 (2026-11-26, PERFORMANCE.md): at 8 rows the
     // contest sum 267.19 -> 258.61 us, at 16 rows 410.16 -> 424.64.
-    constexpr bool CHAIN = MR * COLS <= 16;
+    constexpr bool CHAIN = !X16 && MR * COLS <= 16;
     int high[MR][COLS], low[MR][COLS], dot[MR][COLS];
 #pragma unroll
     for (int part = 0; part < 4; ++part) {
@@ -310,6 +318,14 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         const uint4 xp = x_part[r * 4 * L];
 #pragma unroll
         for (int j = 0; j < COLS; ++j) {
+          if (X16) {
+            const int in = part == 0 ? 0 : dot[r][j];
+            dot[r][j] = kopt_dot2_s16u8_hi((int)xp.w, odd[j],
+                                           kopt_dot2_s16u8_lo((int)xp.z, odd[j],
+                                                              kopt_dot2_s16u8_hi((int)xp.y, even[j],
+                                                                                 kopt_dot2_s16u8_lo((int)xp.x, even[j], in))));
+            continue;
+          }
           const bool carry = CHAIN && part > 0;
           high[r][j] = kopt_dot4_s8((int)odd[j], (int)xp.w,
                                     kopt_dot4_s8((int)even[j], (int)xp.z, carry ? high[r][j] : 0));

@@ -83,6 +83,33 @@ TEST_F(GpuTest, KlanesLaneGroupsVerify) {
     }
 }
 
+// The batched klanes seed with x as 16-bit words multiplied by dp2a (X16)
+// verifies at every row capacity, in both weight layouts, with column groups
+// and slices of K, on the shapes of the lane-group test.
+TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
+  const Seed& klanes = *find_seed(*find_problem(w4a16_batch::kId), "klanes");
+  const std::map<std::string, int64_t> settings[] = {
+      {{"MR", 16}, {"X16", 1}},
+      {{"MR", 8}, {"X16", 1}, {"GROUPS", 2}},
+      {{"MR", 4}, {"X16", 1}, {"LAYOUT", 1}, {"XS", 1}},
+      {{"MR", 2}, {"X16", 1}, {"COLS", 1}, {"WARPS", 4}},
+  };
+  const Shape shapes[] = {
+      w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
+      w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)};
+  int checked = 0;
+  for (const auto& params : settings)
+    for (const Shape& shape : shapes) {
+      if (shape.var("M") > params.at("MR")) continue;
+      EvalResult r = run(klanes.source, shape, false, params);
+      EXPECT_EQ(r.verdict, Verdict::kOk)
+          << shape.name() << " MR " << params.at("MR") << ": " << r.message << "\n"
+          << r.log;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 9);  // (settings, shapes) with M within the row capacity
+}
+
 // The generator seed's other arithmetic and data paths (16-bit x, x in
 // registers, K split among a number of warps that is not a power of two,
 // 8 and 12 columns per lane group with tiles past N, high nibbles
