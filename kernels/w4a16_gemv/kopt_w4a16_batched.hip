@@ -237,7 +237,7 @@ const KoptBatchedKernel kKoptBatchedKernels[] = {
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long warp) {
-  const long long groups = kopt_batched_groups(K, warp);
+  const long long groups = kopt_batched_groups(K, warp, rows);
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups)
       return k;
@@ -245,6 +245,17 @@ const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, l
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == 1) return k;
   return nullptr;
+}
+
+long long kopt_batched_workspace_bytes(long long rows, long long layout, long long K, long long N,
+                                       long long warp, long long sms) {
+  long long most = 0;
+  for (long long bucket : kKoptBatchedBuckets) {
+    const KoptBatchedKernel* k = kopt_batched_kernel(bucket, layout, K, warp);
+    if (bucket > rows || !k) continue;
+    most = kopt_max(most, kopt_batched_launch(k->params, bucket, K, N, warp, sms).workspace_bytes);
+  }
+  return most;
 }
 
 long long kopt_batched_built_rows() {

@@ -50,10 +50,16 @@ struct KoptBatchedParams {
 // H100 (2026-11-26, PERFORMANCE.md), the seed at two groups against one:
 // 16 rows of 384x5120 6.98 against 9.82 us, of 512x7168 7.28 against 11.45;
 // 8 rows 4.76 against 5.90 and 4.94 against 6.81; 4 rows 3.89 against 4.60
-// and 4.09 against 5.20; at K = 1536 and above no gain. The library builds
-// two groups in the packed layout (layout 0) only.
-inline long long kopt_batched_groups(long long K, long long warp) {
-  return K / 32 <= warp / 2 ? 2 : 1;
+// and 4.09 against 5.20; at K = 1536 and above no gain.
+// Past 8 rows (the 16-row bucket) two groups at any K: their lanes read x in
+// pairs, which halves the shared memory's time per read, and at 16 rows the
+// reads of x are as much as the dp2a pipe's work (H100, 2026-11-27,
+// PERFORMANCE.md: the seed's contest sum at 16 rows 349.63 -> 335.29 us, 9 of
+// 14 shapes faster, 7168x1536 the worst loss at 3%; at 8 rows 207.79 ->
+// 218.55, so not there). The library builds two groups in the packed layout
+// (layout 0) only.
+inline long long kopt_batched_groups(long long K, long long warp, long long rows) {
+  return K / 32 <= warp / 2 || rows > 8 ? 2 : 1;
 }
 
 struct KoptBatchedLaunch {
@@ -103,7 +109,9 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
   l.grid_y = slices;
   l.block = p.warps * warp;
   l.shared_bytes = kopt_batched_step_bytes(p, warp) * kopt_cdiv(steps, slices);
-  l.workspace_bytes = kopt_cdiv(tiles, 64) * 64 * 4 + slices * M * N * 4;
+  // The tickets' region is sized for one group whatever p.groups is (the
+  // seed's layout), so builds of other group counts share a workspace.
+  l.workspace_bytes = kopt_cdiv(kopt_cdiv(N, p.warps * p.cols), 64) * 64 * 4 + slices * M * N * 4;
   return l;
 }
 

@@ -100,12 +100,11 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     expected = nullptr;
   }
   if (layout < 0) return hipSuccess;
-  // The workspace for the largest bucket, zeroed once: its tickets start at
-  // zero and are rearmed by every call.
+  // The workspace for every bucket, zeroed once: its tickets start at zero
+  // and are rearmed by every call.
   const long long K = w.args.K, N = w.args.N;
-  const KoptBatchedKernel* k = kopt_batched_kernel(rows, layout, K, w.args.warp);
   const size_t ws = static_cast<size_t>(
-      kopt_batched_launch(k->params, rows, K, N, w.args.warp, w.args.sms).workspace_bytes);
+      kopt_batched_workspace_bytes(rows, layout, K, N, w.args.warp, w.args.sms));
   hipError_t e;
   if ((e = hipMalloc(reinterpret_cast<void**>(&workspace), ws)) != hipSuccess ||
       (e = hipMemsetAsync(workspace, 0, ws, stream)) != hipSuccess ||

@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "klanes",
-  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums). MR is the row capacity (the library builds one per M bucket). GROUPS is how many column groups a warp works side by side, each of WARP / GROUPS lanes over K (the tile then WARPS x GROUPS x COLS columns): where K / 32 is below the warp's width, lanes past K idle in every step with one group, fewer with several; the groups read the same x (one read serves them all). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate): as many dot instructions, but no planes to combine, one accumulator per row and column instead of three, on gfx906 v_dot2_i32_i16 on the weight bytes widened once per word.",
+  "description": "Lanes over K, every row at once, in integer arithmetic. A warp owns COLS adjacent columns; in a step each lane reads 16 consecutive bytes (32 weights) of each of its columns, so the warp reads 512 contiguous bytes per column (the batch-1 kernels' stream), masks the nibbles into bytes once for all rows (two logic ops per eight weights) and, per row, multiplies them with the row's x by dp4a (v_dot4 on gfx906): four per eight weights, an exact int32 dot per chunk of 32, then one float FMA pair per row, column and chunk for the group's scale and offset (y += s * dot * u + o * sum(x), u the chunk's unit of fixed point). x is staged once per block for its slice of K (XS steps of WARP chunks, all MR rows, rows past M as zeros so no row branches) in shared memory as 16-bit fixed point scaled to each chunk's largest value (|X| <= 32639, so the high byte stays signed; each x off by at most about 2^-15 of it: inside the 1e-2 rule even beside an outlier of 128), split into signed high and low byte planes, each 16-byte piece of a step's row laid out across the lanes (a warp's reads of a piece are consecutive: no bank conflicts, and every read a constant offset from one address a stage); it takes about CT tiles of WARPS x COLS columns over that slice, dealt round its warps COLS columns at a time (so the warps of the grid differ by COLS columns at most), each warp walking its own with the weights DEPTH stages ahead. At the end of a tile a warp adds its lanes' sums in a transposing butterfly (each step halves the values a lane holds, fewer than MR x COLS shuffles in all where a plain butterfly takes MR x COLS x log2(WARP)). XS 0 cuts K into as few slices as shared memory and two blocks per SM allow, unless their short last slice would leave more than an eighth of their steps idle, then into one step a slice (on 8x5120x3072 slices of 2, 2 and 1 steps took 18.35 us, five of one 15.39; on 8x7168x9216 slices of 2, 2, 2 and 1 took 46.90, seven of one 50.03); CT 0 sizes the grid to two blocks per SM, the columns split evenly among them, and the launch bounds let two blocks of eight warps fit an SM (128 registers), so the whole grid is resident at once (no second wave of a few blocks). Slices of K are added in a fixed order by the last block of each column range (one launch; a ticket per column range at the start of the workspace, rearmed, then the partial sums; the tickets' region is sized for one group whatever GROUPS is, so builds with other group counts can share a workspace). MR is the row capacity (the library builds one per M bucket). GROUPS is how many column groups a warp works side by side, each of WARP / GROUPS lanes over K (the tile then WARPS x GROUPS x COLS columns): where K / 32 is below the warp's width, lanes past K idle in every step with one group, fewer with several; the groups read the same x, their lanes interleaved (lane l in group l % GROUPS), so lanes that read the same piece of x are adjacent and a warp's read costs shared memory about half the time (one read serves them all). LAYOUT 0 reads dot's and gen's packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), so the library runs it on the weights its batch-1 kernels already hold; LAYOUT 1 reads the canonical arrays (the relayout copies them). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate): as many dot instructions, but no planes to combine, one accumulator per row and column instead of three, on gfx906 v_dot2_i32_i16 on the weight bytes widened once per word.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + (1 - LAYOUT) * N * (K / G) * 4 + LAYOUT * 2 * align(N * (K / G) * 2, 256)",
   "launches": [{"kernel": "gemm",
@@ -9,7 +9,7 @@
                          "(XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1))"],
                 "block": ["WARPS * WARP"],
                 "shared_bytes": "MR * WARP / GROUPS * 72 * cdiv(cdiv(K / 32, WARP / GROUPS), (XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1)))"}],
-  "workspace_bytes": "align(cdiv(N, WARPS * COLS * GROUPS), 64) * 4 + ((XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1))) * M * N * 4",
+  "workspace_bytes": "align(cdiv(N, WARPS * COLS), 64) * 4 + ((XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(2 * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1))) * M * N * 4",
   "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * WARP / GROUPS * 72 * max(XS, 1) <= 40960"],
   "params": {
     "MR":     {"values": [1, 2, 4, 8, 16], "default": 16},
@@ -137,10 +137,11 @@ KOPT_INLINE float klanes_pick(bool first, float a, float b) {
 // The transposing butterfly of a tile's sums over lane mask MASK (and the
 // masks below it) while a lane holds 2 * HALF values or more: the lanes with
 // the mask bit keep the upper half of their values and send the lower, the
-// others the reverse; once one value is left the steps are plain sums.
-template <int MASK, int HALF>
+// others the reverse; once one value is left the steps are plain sums. The
+// masks stop at LOWEST, the lane stride of a column group's lanes.
+template <int MASK, int HALF, int LOWEST>
 KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
-  if constexpr (MASK >= 1) {
+  if constexpr (MASK >= LOWEST) {
     if constexpr (HALF >= 1) {
       const bool upper = (lane & MASK) != 0;
 #pragma unroll
@@ -152,7 +153,7 @@ KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
     } else {
       v[0] += kopt_shfl_xor(v[0], MASK);
     }
-    klanes_fold<MASK / 2, HALF / 2>(v, lane, first);
+    klanes_fold<MASK / 2, HALF / 2, LOWEST>(v, lane, first);
   }
 }
 
@@ -173,13 +174,16 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   constexpr int L = W / SG;   // lanes a column (over K)
   extern __shared__ uint4 klanes_x[];  // x of the slice in fixed point (below)
   const int lane = threadIdx.x % W, warp = threadIdx.x / W;
-  const int kl = lane % L, sub = lane / L;  // the lane's place in its group, its group
+  // The lane's place in its group and its group, interleaved: lanes that read
+  // the same x are adjacent, so a quarter warp's 16-byte reads of x touch
+  // fewer pieces (the H100 serves a warp's read of 16 pieces in pairs in 2.25
+  // clocks, of 32 or of 16 repeated per quarter warp in 4).
+  const int kl = lane / SG, sub = lane % SG;
 
   const int chunks = K / 32, steps = (chunks + L - 1) / L;
   const int per = (steps + gridDim.y - 1) / gridDim.y;  // steps of a slice
   const int s_begin = min(steps, (int)blockIdx.y * per), nsteps = min(steps, s_begin + per) - s_begin;
   const int used_slices = (steps + per - 1) / per;  // the last blocks of y may have no steps
-  const int tiles = (N + WARPS * SG * COLS - 1) / (WARPS * SG * COLS);  // a block's tiles (the grid's unit)
   // A warp's tiles (COLS columns each) split evenly over the blocks of a
   // slice, then dealt round the block's warps: the warps of the grid differ
   // by one tile at most, and so do the SMs by one block's share. (Whole
@@ -356,7 +360,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
 
   // A tile's sums: the transposing butterfly, then each lane writes the sums
   // it ended with (to y, or to this slice's partial sums).
-  float* partials = ws + ((tiles + 63) / 64) * 64;
+  // After the tickets' region, sized for one group (the most tiles any
+  // GROUPS has), so the partial sums start at the same place for every build.
+  const int one_group_tiles = (N + WARPS * COLS - 1) / (WARPS * COLS);
+  float* partials = ws + ((one_group_tiles + 63) / 64) * 64;
   float* out = gridDim.y > 1 ? partials + (kopt_u64)blockIdx.y * M * N : y;
   auto finish_tile = [&](int tile) {
     float v[V];
@@ -368,9 +375,9 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         acc[r][j] = 0.f;
       }
     int first = 0;  // index of the first value this lane holds
-    klanes_fold<L / 2, V / 2>(v, lane, first);
+    klanes_fold<(L / 2) * SG, V / 2, SG>(v, lane, first);
     constexpr int HELD = V >= L ? V / L : 1;
-    const bool writer = V >= L || (lane & (L / V - 1)) == 0;
+    const bool writer = V >= L || (kl & (L / V - 1)) == 0;
     if (!writer) return;
 #pragma unroll
     for (int i = 0; i < HELD; ++i) {

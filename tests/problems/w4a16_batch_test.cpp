@@ -226,16 +226,46 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
             ++checked;
           }
   EXPECT_GT(checked, 80);
-  // Two column groups where a column's chunks fit half a warp.
-  EXPECT_EQ(kopt_batched_groups(384, 32), 2);
-  EXPECT_EQ(kopt_batched_groups(512, 32), 2);
-  EXPECT_EQ(kopt_batched_groups(544, 32), 1);
-  EXPECT_EQ(kopt_batched_groups(1024, 64), 2);
-  EXPECT_EQ(kopt_batched_groups(7168, 32), 1);
+  // Two column groups where a column's chunks fit half a warp, and past 8
+  // rows at any K.
+  EXPECT_EQ(kopt_batched_groups(384, 32, 8), 2);
+  EXPECT_EQ(kopt_batched_groups(512, 32, 4), 2);
+  EXPECT_EQ(kopt_batched_groups(544, 32, 8), 1);
+  EXPECT_EQ(kopt_batched_groups(1024, 64, 5), 2);
+  EXPECT_EQ(kopt_batched_groups(7168, 32, 8), 1);
+  EXPECT_EQ(kopt_batched_groups(7168, 32, 9), 2);
+  EXPECT_EQ(kopt_batched_groups(544, 32, 16), 2);
   // A wavefront of 64 holds 8 rows of a step in shared memory, not 16.
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 32), 16);
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 64), 8);
   EXPECT_EQ(kopt_batched_max_rows(7168 + 16, 64, 32), 0);
+}
+
+// One workspace serves every bucket of a shape though the library's builds
+// differ in column groups (two past 8 rows, one below at long K;
+// kopt_batched_workspace_bytes allocates the most any takes): the tickets'
+// region at its start is the same size for every bucket and group count, so
+// no build's partial sums land on another's tickets.
+TEST(W4a16BatchTest, BucketsOfOtherColumnGroupsShareTheTicketsRegion) {
+  int checked = 0;
+  for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{
+           {7168, 9216}, {5120, 256}, {384, 5120}, {2016, 777}, {4608, 7168}, {3072, 5120}})
+    for (const int64_t warp : {32, 64}) {
+      long long tickets = -1;
+      for (int64_t rows : kKoptBatchedBuckets)
+        for (int64_t groups : {1, 2}) {
+          KoptBatchedParams p{rows, 0};
+          p.warps = 256 / warp;
+          p.groups = groups;
+          if (!kopt_batched_supported(p, K, 64, warp)) continue;
+          const KoptBatchedLaunch l = kopt_batched_launch(p, rows, K, N, warp, 132);
+          const long long mine = l.workspace_bytes - l.grid_y * rows * N * 4;
+          if (tickets < 0) tickets = mine;
+          EXPECT_EQ(mine, tickets) << K << "x" << N << " rows " << rows << " groups " << groups;
+          ++checked;
+        }
+    }
+  EXPECT_EQ(checked, 90);  // 96 less 16 rows of one group on a wavefront of 64 (past shared memory)
 }
 
 // The register path (xrows, 2 to 4 rows) too: the library's rules and launch
