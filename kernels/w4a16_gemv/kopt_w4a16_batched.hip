@@ -1,7 +1,8 @@
 // The library's batched kernels: the w4a16_batch problem's `klanes` seed
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
-// (with two column groups a warp for short K in the packed layout), its `xrows`
+// (with two column groups a warp for short K and for 16 rows in the packed
+// layout; x as 16-bit words by dp2a on NVIDIA), its `xrows`
 // seed for 2 and 4 rows and each number of warps of a block (and lane groups
 // of 16 for 2 rows of short K; and the builds tuned for some contest shapes),
 // and their tables.
@@ -30,8 +31,9 @@
 #define KOPT_KLANES_GROUPS 1
 #include "kopt_w4a16_batched_instance.inc"
 #endif
-// Two column groups a warp for short K (kopt_batched_groups), in the packed
-// layout, from 4 rows (the 2-row bucket serves long K only).
+// Two column groups a warp for short K and for 16 rows at any K
+// (kopt_batched_groups), in the packed layout, from 4 rows (the 2-row bucket
+// serves long K only).
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2

@@ -67,7 +67,7 @@ struct KoptBatchedLaunch {
 };
 
 // Shared memory a step of K takes: MR rows of WARP chunks of fixed-point x
-// (64 bytes of byte planes and 8 of scale and sum each).
+// (64 bytes of x, as byte planes or 16-bit words, and 8 of scale and sum each).
 inline long long kopt_batched_step_bytes(const KoptBatchedParams& p, long long warp) {
   return p.rows * (warp / p.groups) * 72;
 }
