@@ -238,8 +238,8 @@ const KoptBatchedKernel kKoptBatchedKernels[] = {
     {{0, 0}, nullptr, nullptr}};
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
-                                             long long warp) {
-  const long long groups = kopt_batched_groups(K, warp, rows);
+                                             long long N, long long warp) {
+  const long long groups = kopt_batched_groups(K, N, warp, rows);
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups)
       return k;
@@ -253,7 +253,7 @@ long long kopt_batched_workspace_bytes(long long rows, long long layout, long lo
                                        long long warp, long long sms) {
   long long most = 0;
   for (long long bucket : kKoptBatchedBuckets) {
-    const KoptBatchedKernel* k = kopt_batched_kernel(bucket, layout, K, warp);
+    const KoptBatchedKernel* k = kopt_batched_kernel(bucket, layout, K, N, warp);
     if (bucket > rows || !k) continue;
     most = kopt_max(most, kopt_batched_launch(k->params, bucket, K, N, warp, sms).workspace_bytes);
   }

@@ -58,7 +58,27 @@ struct KoptBatchedParams {
 // 14 shapes faster, 7168x1536 the worst loss at 3%; at 8 rows 207.79 ->
 // 218.55, so not there). The library builds two groups in the packed layout
 // (layout 0) only.
-inline long long kopt_batched_groups(long long K, long long warp, long long rows) {
+//
+// Two contest shapes take the other count on a warp of 32, where the seed
+// with X16 at GROUPS 1 and 2 was measured apart by more than 2% (H100,
+// 2026-11-27, PERFORMANCE.md; the library's choice otherwise), us:
+//   8 rows   4608x7168  two groups: 23.60 against 24.99
+//   16 rows  7168x1536  one group: 19.06 against 19.65
+// (Such a shape's buckets differ in groups; they share one workspace, whose
+// tickets' region is the same size for every group count.)
+struct KoptBatchedGroupsTuned {
+  long long bucket, K, N, groups;
+};
+constexpr KoptBatchedGroupsTuned kKoptBatchedGroupsTuned[] = {{8, 4608, 7168, 2},
+                                                              {16, 7168, 1536, 1}};
+inline long long kopt_batched_groups(long long K, long long N, long long warp, long long rows) {
+  if (warp == 32)
+    for (const long long bucket : kKoptBatchedBuckets)
+      if (rows <= bucket) {
+        for (const KoptBatchedGroupsTuned& t : kKoptBatchedGroupsTuned)
+          if (t.bucket == bucket && t.K == K && t.N == N) return t.groups;
+        break;
+      }
   return K / 32 <= warp / 2 || rows > 8 ? 2 : 1;
 }
 

@@ -27,7 +27,7 @@ int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args, l
                       const unsigned char* canonical, hipStream_t stream,
                       unsigned char** expected) {
   *expected = nullptr;
-  const KoptBatchedKernel* k = kopt_batched_kernel(rows, 0, args.K, args.warp);
+  const KoptBatchedKernel* k = kopt_batched_kernel(rows, 0, args.K, args.N, args.warp);
   if (!k || rows == 0) return -1;
   if (!entry->has_relayout) return 1;
   const long long N = args.N, K = args.K, G = args.G;
@@ -137,7 +137,7 @@ hipError_t KoptW4a16Batched::call(const KoptWeights& w, int block, const __half*
   const KoptShapeArgs& a = w.args;
   if (const KoptXrowsKernel* k = in_registers(*this, w, block))
     return k->call(block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, stream);
-  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout, a.K, a.warp);
+  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout, a.K, a.N, a.warp);
   return k->call(block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, workspace, stream);
 }
 
