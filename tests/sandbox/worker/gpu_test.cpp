@@ -38,6 +38,29 @@ class GpuTest : public ::testing::Test {
     r.candidate = enter_candidate(source, params);
     return sandbox.evaluate(r);
   }
+  // The batched klanes seed at each setting verifies on short and long K, N
+  // not a multiple of its columns, M below and at its row capacity (the shapes
+  // past a setting's capacity skipped); returns how many (setting, shape)
+  // pairs ran.
+  static int expect_klanes_verifies(const std::vector<std::map<std::string, int64_t>>& settings) {
+    const Seed& klanes = *find_seed(*find_problem(w4a16_batch::kId), "klanes");
+    const Shape shapes[] = {
+        w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
+        w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)};
+    int checked = 0;
+    for (const auto& params : settings)
+      for (const Shape& shape : shapes) {
+        if (shape.var("M") > params.at("MR")) continue;
+        EvalResult r = run(klanes.source, shape, false, params);
+        std::string setting;
+        for (const auto& [name, value] : params)
+          setting += " " + name + "=" + std::to_string(value);
+        EXPECT_EQ(r.verdict, Verdict::kOk) << shape.name() << setting << ": " << r.message << "\n"
+                                           << r.log;
+        ++checked;
+      }
+    return checked;
+  }
   static std::string adversarial(const std::string& name) {
     std::string s = test::read_source_file("tests/sandbox/adversarial/" + name + ".hip");
     EXPECT_FALSE(s.empty()) << name;
@@ -58,56 +81,28 @@ TEST_F(GpuTest, EverySeedVerifiesOnAssortedShapes) {
     }
 }
 
-// The batched klanes seed with lanes shared by column groups (GROUPS
-// above 1: a warp works several columns side by side) verifies at
-// short and long K, N not a multiple of its columns, M below and at its row
-// capacity, in both weight layouts and with slices of K.
+// Lanes shared by column groups (GROUPS above 1: a warp works several
+// columns side by side), in both weight layouts and with slices of K.
 TEST_F(GpuTest, KlanesLaneGroupsVerify) {
-  const Seed& klanes = *find_seed(*find_problem(w4a16_batch::kId), "klanes");
-  const std::map<std::string, int64_t> settings[] = {
-      {{"MR", 16}, {"GROUPS", 2}},
-      {{"MR", 8}, {"GROUPS", 4}, {"LAYOUT", 1}},
-      {{"MR", 4}, {"GROUPS", 2}, {"COLS", 4}, {"XS", 1}},
-      {{"MR", 2}, {"GROUPS", 4}, {"COLS", 1}, {"WARPS", 4}},
-  };
-  const Shape shapes[] = {
-      w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
-      w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)};
-  for (const auto& params : settings)
-    for (const Shape& shape : shapes) {
-      if (shape.var("M") > params.at("MR")) continue;
-      EvalResult r = run(klanes.source, shape, false, params);
-      EXPECT_EQ(r.verdict, Verdict::kOk) << shape.name() << " MR " << params.at("MR") << " GROUPS "
-                                         << params.at("GROUPS") << ": " << r.message << "\n"
-                                         << r.log;
-    }
+  EXPECT_EQ(expect_klanes_verifies({
+                {{"MR", 16}, {"GROUPS", 2}},
+                {{"MR", 8}, {"GROUPS", 4}, {"LAYOUT", 1}},
+                {{"MR", 4}, {"GROUPS", 2}, {"COLS", 4}, {"XS", 1}},
+                {{"MR", 2}, {"GROUPS", 4}, {"COLS", 1}, {"WARPS", 4}},
+            }),
+            9);
 }
 
-// The batched klanes seed with x as 16-bit words multiplied by dp2a (X16)
-// verifies at every row capacity, in both weight layouts, with column groups
-// and slices of K, on the shapes of the lane-group test.
+// x as 16-bit words multiplied by dp2a (X16) at every row capacity, in both
+// weight layouts, with column groups and slices of K.
 TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
-  const Seed& klanes = *find_seed(*find_problem(w4a16_batch::kId), "klanes");
-  const std::map<std::string, int64_t> settings[] = {
-      {{"MR", 16}, {"X16", 1}},
-      {{"MR", 8}, {"X16", 1}, {"GROUPS", 2}},
-      {{"MR", 4}, {"X16", 1}, {"LAYOUT", 1}, {"XS", 1}},
-      {{"MR", 2}, {"X16", 1}, {"COLS", 1}, {"WARPS", 4}},
-  };
-  const Shape shapes[] = {
-      w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
-      w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)};
-  int checked = 0;
-  for (const auto& params : settings)
-    for (const Shape& shape : shapes) {
-      if (shape.var("M") > params.at("MR")) continue;
-      EvalResult r = run(klanes.source, shape, false, params);
-      EXPECT_EQ(r.verdict, Verdict::kOk)
-          << shape.name() << " MR " << params.at("MR") << ": " << r.message << "\n"
-          << r.log;
-      ++checked;
-    }
-  EXPECT_EQ(checked, 9);  // (settings, shapes) with M within the row capacity
+  EXPECT_EQ(expect_klanes_verifies({
+                {{"MR", 16}, {"X16", 1}},
+                {{"MR", 8}, {"X16", 1}, {"GROUPS", 2}},
+                {{"MR", 4}, {"X16", 1}, {"LAYOUT", 1}, {"XS", 1}},
+                {{"MR", 2}, {"X16", 1}, {"COLS", 1}, {"WARPS", 4}},
+            }),
+            9);
 }
 
 // The generator seed's other arithmetic and data paths (16-bit x, x in
