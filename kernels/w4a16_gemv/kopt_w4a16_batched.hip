@@ -253,8 +253,9 @@ long long kopt_batched_workspace_bytes(long long rows, long long layout, long lo
                                        long long warp, long long sms) {
   long long most = 0;
   for (long long bucket : kKoptBatchedBuckets) {
+    if (bucket > rows) break;
     const KoptBatchedKernel* k = kopt_batched_kernel(bucket, layout, K, N, warp);
-    if (bucket > rows || !k) continue;
+    if (!k) continue;
     most = kopt_max(most, kopt_batched_launch(k->params, bucket, K, N, warp, sms).workspace_bytes);
   }
   return most;

@@ -5,7 +5,18 @@
 // compare it with the contracts' own plans.
 #pragma once
 
+#include <cstddef>
+
 #include "../common/kopt_contract_ops.h"
+
+// The smallest of `buckets` (ascending) that holds `rows` rows; 0 past the
+// largest.
+template <std::size_t Count>
+constexpr long long kopt_smallest_bucket(const int (&buckets)[Count], long long rows) {
+  for (const int bucket : buckets)
+    if (rows <= bucket) return bucket;
+  return 0;
+}
 
 // The M buckets: a call of M rows runs the smallest bucket that holds them
 // (rows past M computed on zeros and not written); more than the largest
@@ -72,13 +83,11 @@ struct KoptBatchedGroupsTuned {
 constexpr KoptBatchedGroupsTuned kKoptBatchedGroupsTuned[] = {{8, 4608, 7168, 2},
                                                               {16, 7168, 1536, 1}};
 inline long long kopt_batched_groups(long long K, long long N, long long warp, long long rows) {
-  if (warp == 32)
-    for (const long long bucket : kKoptBatchedBuckets)
-      if (rows <= bucket) {
-        for (const KoptBatchedGroupsTuned& t : kKoptBatchedGroupsTuned)
-          if (t.bucket == bucket && t.K == K && t.N == N) return t.groups;
-        break;
-      }
+  if (warp == 32) {
+    const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
+    for (const KoptBatchedGroupsTuned& t : kKoptBatchedGroupsTuned)
+      if (t.bucket == bucket && t.K == K && t.N == N) return t.groups;
+  }
   return K / 32 <= warp / 2 || rows > 8 ? 2 : 1;
 }
 
@@ -211,12 +220,9 @@ constexpr KoptXrowsTuned kKoptXrowsTuned[] = {
 // The tuned build's parameters for `rows` rows (in the smallest bucket
 // that holds them) of K x N; nullptr where the default choice serves it.
 inline const KoptXrowsTuned* kopt_xrows_tuned(long long rows, long long K, long long N) {
-  for (const long long bucket : kKoptXrowsBuckets)
-    if (rows <= bucket) {
-      for (const KoptXrowsTuned& t : kKoptXrowsTuned)
-        if (t.rows == bucket && t.K == K && t.N == N) return &t;
-      return nullptr;
-    }
+  const long long bucket = kopt_smallest_bucket(kKoptXrowsBuckets, rows);
+  for (const KoptXrowsTuned& t : kKoptXrowsTuned)
+    if (t.rows == bucket && t.K == K && t.N == N) return &t;
   return nullptr;
 }
 
