@@ -2,10 +2,10 @@
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
 // (with two column groups a warp for short K and for 16 rows in the packed
-// layout; x as 16-bit words by dp2a on NVIDIA), its `xrows`
-// seed for 2 and 4 rows and each number of warps of a block (and lane groups
-// of 16 for 2 rows of short K; and the builds tuned for some contest shapes),
-// and their tables.
+// layout), its `xrows` seed for 2 and 4 rows and each number of warps of a
+// block (and lane groups of 16 for 2 rows of short K; and the builds tuned
+// for some contest shapes), and their tables. On NVIDIA both multiply x as
+// 16-bit words by dp2a.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"

@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "xrows",
-  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two sets of sums taken in turn, so one barrier a tile). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
+  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two sets of sums taken in turn, so one barrier a tile). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate; v_dot2_i32_i16 on gfx906 on the weight bytes widened once per word), as klanes does: as many dot instructions, but no planes to combine (one integer multiply-add a row and column less, in the dot pipe on NVIDIA) and one accumulator a row instead of two. The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
@@ -11,7 +11,8 @@
     "ROWS":   {"values": [1, 2, 3, 4, 6, 8], "default": 4},
     "LPR":    {"values": [8, 16, 32, 64], "default": 32},
     "KSPLIT": {"values": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16], "default": 0},
-    "OCC":    {"values": [0, 1, 2, 3, 4, 6, 8, 12, 16], "default": 0}
+    "OCC":    {"values": [0, 1, 2, 3, 4, 6, 8, 12, 16], "default": 0},
+    "X16":    {"values": [0, 1], "default": 0}
   }
 }
 */
@@ -42,6 +43,9 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
 // the group offsets. (Its first form, 15 bits, missed the 1e-2 rule on
 // one element of one outlier set, 16 rows of 384x5120: 0.011 off where
 // 0.0105 was allowed; a hundred more sets passed.)
+// With X16 the words are X itself, two a word: (X0, X2), (X4, X6), (X1, X3),
+// (X5, X7), so dp2a's low and high halves meet an even-k weight word's bytes
+// 0-1 and 2-3 (the odd words likewise).
 KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, float* sum) {
   float v[32];
 #pragma unroll
@@ -86,7 +90,11 @@ KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, 
       const kopt_u32 cd = __byte_perm(from[first + 4], from[first + 6], pick);
       return __byte_perm(ab, cd, 0x5410u);
     };
-    pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
+    if (X16)
+      pieces[p] = make_uint4(__byte_perm(lo[0], lo[2], 0x5410u), __byte_perm(lo[4], lo[6], 0x5410u),
+                             __byte_perm(lo[1], lo[3], 0x5410u), __byte_perm(lo[5], lo[7], 0x5410u));
+    else
+      pieces[p] = make_uint4(pack(lo, 0, 0u), pack(lo, 1, 0u), pack(hi, 0, 1u), pack(hi, 1, 1u));
   }
   const int total = (int)(summed - 32u * 0x4B400000u);
   *scale = nonzero ? __uint_as_float((kopt_u32)(127 - 15 + E) << 23) * kUnfit : 0.f;
@@ -217,7 +225,7 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
     for (int c = 0; c < ROWS; ++c) {
       // The high and low planes' dots run on through the chunk's four parts
       // (dp4a's own accumulator) and meet once: |high| and |low| <=
-      // 128 * 15 * 32, far inside int32.
+      // 128 * 15 * 32, far inside int32. With X16 one dot a row (dp2a's).
       int high[MR], low[MR];
 #pragma unroll
       for (int part = 0; part < 4; ++part) {
@@ -229,6 +237,15 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
 #pragma unroll
         for (int r = 0; r < MR; ++r) {
           const uint4 p = xp[r][part];
+          if (X16) {
+            low[r] = kopt_dot2_s16u8_hi(
+                (int)p.w, odd,
+                kopt_dot2_s16u8_lo(
+                    (int)p.z, odd,
+                    kopt_dot2_s16u8_hi((int)p.y, even,
+                                       kopt_dot2_s16u8_lo((int)p.x, even, part == 0 ? 0 : low[r]))));
+            continue;
+          }
           high[r] = kopt_dot4_s8((int)odd, (int)p.w, kopt_dot4_s8((int)even, (int)p.z, part == 0 ? 0 : high[r]));
           low[r] = kopt_dot4_s8((int)odd, (int)p.y, kopt_dot4_s8((int)even, (int)p.x, part == 0 ? 0 : low[r]));
         }
@@ -236,7 +253,8 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
       const float2 so = __half22float2(cur.so[c]);
 #pragma unroll
       for (int r = 0; r < MR; ++r)
-        v[r * ROWS + c] = fmaf(so.x, (float)(high[r] * 256 + low[r]) * xs[r], so.y * xsum[r]);
+        v[r * ROWS + c] =
+            fmaf(so.x, (float)(X16 ? low[r] : high[r] * 256 + low[r]) * xs[r], so.y * xsum[r]);
     }
     // The group's sums, then the block's in a fixed order.
     if constexpr (FOLD) {

@@ -120,7 +120,9 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"MR", 4}, {"ROWS", 3}, {"KSPLIT", 4}},
         {{"MR", 4}, {"ROWS", 8}, {"KSPLIT", 7}, {"LPR", 32}},
         {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}},
-        {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}}}}};
+        {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}},
+        {{"MR", 4}, {"ROWS", 4}, {"KSPLIT", 7}, {"X16", 1}},
+        {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}, {"X16", 1}}}}};
   const AmdToolchain amd = AmdToolchain::find();
   for (const Seed& seed : batch().seeds()) {
     ASSERT_TRUE(knobs.count(seed.name)) << "no knob corners listed for seed " << seed.name;

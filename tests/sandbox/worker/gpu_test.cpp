@@ -38,28 +38,36 @@ class GpuTest : public ::testing::Test {
     r.candidate = enter_candidate(source, params);
     return sandbox.evaluate(r);
   }
-  // The batched klanes seed at each setting verifies on short and long K, N
-  // not a multiple of its columns, M below and at its row capacity (the shapes
-  // past a setting's capacity skipped); returns how many (setting, shape)
-  // pairs ran.
-  static int expect_klanes_verifies(const std::vector<std::map<std::string, int64_t>>& settings) {
-    const Seed& klanes = *find_seed(*find_problem(w4a16_batch::kId), "klanes");
-    const Shape shapes[] = {
-        w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
-        w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)};
+  // A batched seed at each setting verifies on each shape of `shapes` (the
+  // shapes past a setting's row capacity skipped); returns how many
+  // (setting, shape) pairs ran.
+  static int expect_batch_seed_verifies(
+      const std::string& seed_name, const std::vector<Shape>& shapes,
+      const std::vector<std::map<std::string, int64_t>>& settings) {
+    const Seed& seed = *find_seed(*find_problem(w4a16_batch::kId), seed_name);
     int checked = 0;
     for (const auto& params : settings)
       for (const Shape& shape : shapes) {
         if (shape.var("M") > params.at("MR")) continue;
-        EvalResult r = run(klanes.source, shape, false, params);
+        EvalResult r = run(seed.source, shape, false, params);
         std::string setting;
         for (const auto& [name, value] : params)
           setting += " " + name + "=" + std::to_string(value);
-        EXPECT_EQ(r.verdict, Verdict::kOk) << shape.name() << setting << ": " << r.message << "\n"
-                                           << r.log;
+        EXPECT_EQ(r.verdict, Verdict::kOk)
+            << seed_name << " " << shape.name() << setting << ": " << r.message << "\n"
+            << r.log;
         ++checked;
       }
     return checked;
+  }
+  // klanes on short and long K, N not a multiple of its columns, M below and
+  // at its row capacity.
+  static int expect_klanes_verifies(const std::vector<std::map<std::string, int64_t>>& settings) {
+    return expect_batch_seed_verifies(
+        "klanes",
+        {w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
+         w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)},
+        settings);
   }
   static std::string adversarial(const std::string& name) {
     std::string s = test::read_source_file("tests/sandbox/adversarial/" + name + ".hip");
@@ -102,6 +110,22 @@ TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
                 {{"MR", 4}, {"X16", 1}, {"LAYOUT", 1}, {"XS", 1}},
                 {{"MR", 2}, {"X16", 1}, {"COLS", 1}, {"WARPS", 4}},
             }),
+            9);
+}
+
+// The register path (xrows) with x as 16-bit words multiplied by dp2a (X16):
+// K from one warp's chunks to ten warps', N not a multiple of a tile, G of
+// 32, 64 and 128, M below and at the row capacity, lane groups of 16.
+TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
+  EXPECT_EQ(expect_batch_seed_verifies(
+                "xrows",
+                {w4a16_batch::shape(4, 384, 5120, 64), w4a16_batch::shape(3, 4096, 777, 64),
+                 w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(4, 9472, 300, 128)},
+                {
+                    {{"MR", 4}, {"X16", 1}},
+                    {{"MR", 4}, {"X16", 1}, {"ROWS", 3}, {"OCC", 2}},
+                    {{"MR", 2}, {"X16", 1}, {"ROWS", 6}, {"LPR", 16}},
+                }),
             9);
 }
 
