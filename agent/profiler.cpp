@@ -79,6 +79,27 @@ bool number(std::string text, double* out) {
   return end && *end == '\0';
 }
 
+// The math pipes whose busy cycles the roofline line reads, with what runs
+// in each (on NVIDIA since GA10x and GH100: the FMA-heavy pipe is the only
+// one with the integer dot products, IMAD and packed fp16, so a kernel of
+// dp4a or dp2a is bound by it long before its issue slots are full).
+struct Pipe {
+  const char* name;   // as stored
+  const char* label;  // as shown
+  const char* metric;
+  const char* runs;
+};
+const std::vector<Pipe>& math_pipes() {
+  static const std::vector<Pipe> pipes = {
+      {"fma_heavy", "FMA-heavy", "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",
+       "dp4a, dp2a, IMAD, FP32"},
+      {"fma_lite", "FMA-lite", "sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active",
+       "FP32"},
+      {"alu", "ALU", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+       "logic, shifts, compares, integer adds"}};
+  return pipes;
+}
+
 std::string pretty(std::string reason) {
   std::replace(reason.begin(), reason.end(), '_', ' ');
   return reason;
@@ -86,19 +107,18 @@ std::string pretty(std::string reason) {
 
 }  // namespace
 
-const std::vector<std::string>& ncu_metrics() {
-  static const std::vector<std::string> metrics = [] {
-    std::vector<std::string> m = {"gpu__time_duration.sum",
-                                  "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                                  "sm__inst_issued.avg.pct_of_peak_sustained_active",
-                                  "sm__warps_active.avg.pct_of_peak_sustained_active",
-                                  "sm__maximum_warps_per_active_cycle_pct",
-                                  "lts__t_sector_hit_rate.pct",
-                                  "launch__registers_per_thread"};
-    for (const auto& r : stall_reasons()) m.push_back(stall_metric(r));
-    return m;
-  }();
-  return metrics;
+std::vector<std::string> ncu_metrics(bool with_pipes) {
+  std::vector<std::string> m = {"gpu__time_duration.sum",
+                                "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                                "sm__inst_issued.avg.pct_of_peak_sustained_active",
+                                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                                "sm__maximum_warps_per_active_cycle_pct",
+                                "lts__t_sector_hit_rate.pct",
+                                "launch__registers_per_thread"};
+  for (const auto& r : stall_reasons()) m.push_back(stall_metric(r));
+  if (with_pipes)
+    for (const Pipe& p : math_pipes()) m.push_back(p.metric);
+  return m;
 }
 
 Status parse_ncu_csv(const std::string& output, ProfileResult* out) {
@@ -163,6 +183,14 @@ Status parse_ncu_csv(const std::string& output, ProfileResult* out) {
   for (auto& s : out->stalls) s.second = total > 0 ? 100 * s.second / total : 0;
   std::sort(out->stalls.begin(), out->stalls.end(),
             [](const auto& a, const auto& b) { return a.second > b.second; });
+  // The pipes where this GPU has them (Nsight Compute writes "n/a" for a
+  // metric a chip lacks).
+  for (const Pipe& pipe : math_pipes()) {
+    double v = 0;
+    if (get(pipe.metric, &v).ok()) out->pipes.push_back({pipe.name, v});
+  }
+  std::stable_sort(out->pipes.begin(), out->pipes.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return Status();
 }
 
@@ -222,17 +250,33 @@ std::string roofline_line(const ProfileResult& p) {
         "VGPRs",
         bound, p.dram_pct, stalled, p.issue_pct, p.l2_hit_pct, p.registers);
   }
-  // A kernel near the DRAM roof is memory-bound; one whose issue slots are
-  // the busier unit is compute-bound; neither close to its peak means
-  // latency-bound (too little in flight to saturate either).
-  const char* bound = p.dram_pct >= 60 && p.dram_pct >= p.issue_pct ? "memory-bound"
-                      : p.issue_pct >= 60                           ? "compute-bound (issue)"
-                                                                    : "latency-bound";
+  // A kernel near the DRAM roof is memory-bound; one whose issue slots or
+  // busiest math pipe are the busier unit is compute-bound (a pipe can be
+  // the limit with issue slots to spare: dp4a takes two of an FMA-heavy
+  // pipe's cycles per issue); none close to its peak means latency-bound
+  // (too little in flight to saturate any).
+  const double pipe_pct = p.pipes.empty() ? 0 : p.pipes[0].second;
+  // The busiest pipe's label and what runs in it (a stored name this build
+  // does not know is shown as it is).
+  std::string pipe_label = p.pipes.empty() ? "" : pretty(p.pipes[0].first), pipe_runs;
+  for (const Pipe& pipe : math_pipes())
+    if (!p.pipes.empty() && p.pipes[0].first == pipe.name) {
+      pipe_label = pipe.label;
+      pipe_runs = pipe.runs;
+    }
+  const std::string bound =
+      p.dram_pct >= 60 && p.dram_pct >= std::max(p.issue_pct, pipe_pct) ? "memory-bound"
+      : pipe_pct >= 60 && pipe_pct > p.issue_pct ? "compute-bound (" + pipe_label + " pipe)"
+      : p.issue_pct >= 60                        ? "compute-bound (issue)"
+                                                 : "latency-bound";
   std::string s = fmt::format(
       "{}: DRAM {:.0f}% of peak, issue slots {:.0f}% busy, occupancy {:.0f}% of {:.0f}% "
       "possible, L2 hit {:.0f}%, {} registers",
       bound, p.dram_pct, p.issue_pct, p.achieved_occupancy_pct, p.theoretical_occupancy_pct,
       p.l2_hit_pct, p.registers);
+  if (!p.pipes.empty())
+    s += fmt::format("; busiest pipe {} {:.0f}%{}", pipe_label, pipe_pct,
+                     pipe_runs.empty() ? "" : " (" + pipe_runs + ")");
   if (!p.stalls.empty()) {
     s += "; stalls:";
     for (size_t i = 0; i < p.stalls.size() && i < 3; ++i)
@@ -243,8 +287,9 @@ std::string roofline_line(const ProfileResult& p) {
 }
 
 std::string profile_to_json(const ProfileResult& p) {
-  nlohmann::json stalls = nlohmann::json::array();
+  nlohmann::json stalls = nlohmann::json::array(), pipes = nlohmann::json::array();
   for (const auto& [reason, share] : p.stalls) stalls.push_back({reason, share});
+  for (const auto& [name, busy] : p.pipes) pipes.push_back({name, busy});
   return nlohmann::json{{"tool", p.tool},
                         {"kernel", p.kernel},
                         {"duration_us", p.duration_us},
@@ -254,7 +299,8 @@ std::string profile_to_json(const ProfileResult& p) {
                         {"theoretical_occupancy_pct", p.theoretical_occupancy_pct},
                         {"l2_hit_pct", p.l2_hit_pct},
                         {"registers", p.registers},
-                        {"stalls", stalls}}
+                        {"stalls", stalls},
+                        {"pipes", pipes}}
       .dump();
 }
 
@@ -275,10 +321,15 @@ Status profile_from_json(const std::string& text, ProfileResult* out) {
   out->theoretical_occupancy_pct = num("theoretical_occupancy_pct");
   out->l2_hit_pct = num("l2_hit_pct");
   out->registers = static_cast<int>(num("registers"));
-  if (j.contains("stalls") && j["stalls"].is_array())
-    for (const auto& s : j["stalls"])
-      if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_number())
-        out->stalls.push_back({s[0].get<std::string>(), s[1].get<double>()});
+  // Pairs of a name and a share (profiles stored before the pipes have none).
+  auto pairs = [&](const char* key, std::vector<std::pair<std::string, double>>* to) {
+    if (j.contains(key) && j[key].is_array())
+      for (const auto& s : j[key])
+        if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_number())
+          to->push_back({s[0].get<std::string>(), s[1].get<double>()});
+  };
+  pairs("stalls", &out->stalls);
+  pairs("pipes", &out->pipes);
   return Status();
 }
 
@@ -362,15 +413,27 @@ Status NcuProfiler::profile(const CandidateValue& candidate, const Shape& shape,
                                    "--launch-count",
                                    "1",
                                    "--metrics"};
-  std::string metrics;
-  for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-  argv.push_back(metrics);
-  for (auto& a : eval_arguments(path, shape, candidate.asked, gpu)) argv.push_back(std::move(a));
+  const std::vector<std::string> eval = eval_arguments(path, shape, candidate.asked, gpu);
+  // `ran`: the profiler ran to its end (its output, not its time limit, is
+  // what failed, if anything did).
   ProcessResult r;
-  Status s = run(argv, &r);
+  bool ran = false;
+  auto profile_with = [&](bool pipes) {
+    std::vector<std::string> full = argv;
+    std::string metrics;
+    for (const auto& m : ncu_metrics(pipes)) metrics += (metrics.empty() ? "" : ",") + m;
+    full.push_back(metrics);
+    full.insert(full.end(), eval.begin(), eval.end());
+    Status s = run(full, &r);
+    ran = s.ok();
+    return ran ? parse_ncu_csv(r.output, out) : s;
+  };
+  // A GPU without the pipe counters (before GA10x) may refuse the request
+  // as a whole: then once more without them.
+  Status s = profile_with(true);
+  if (!s.ok() && ran) s = profile_with(false);
   unlink(path);
-  KOPT_RETURN_IF_ERROR(s);
-  if (!(s = parse_ncu_csv(r.output, out)).ok()) return unreadable(s, r);
+  if (!s.ok()) return ran ? unreadable(s, r) : s;
   out->tool = "ncu";
   return Status();
 }

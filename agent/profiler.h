@@ -29,10 +29,16 @@ struct ProfileResult {
   int registers = 0;
   // Stall reasons, largest first, as a share (%) of all stalled warp cycles.
   std::vector<std::pair<std::string, double>> stalls;
+  // Math pipes' busy cycles, busiest first, % of peak over the SMs' active
+  // cycles ("fma_heavy", "fma_lite", "alu"); empty where the profiler has
+  // no such counters.
+  std::vector<std::pair<std::string, double>> pipes;
 };
 
-// Nsight Compute's metric names, in the order they are requested.
-const std::vector<std::string>& ncu_metrics();
+// Nsight Compute's metric names, in the order they are requested: the
+// roofline's and the stall reasons (`with_pipes` false), then the math
+// pipes' busy cycles.
+std::vector<std::string> ncu_metrics(bool with_pipes = true);
 
 // Reads `ncu --csv --page raw` output (other program output may be mixed
 // in): the first profiled kernel's metrics. An error names what is missing.
@@ -46,7 +52,8 @@ Status parse_ncu_csv(const std::string& output, ProfileResult* out);
 Status parse_rocprof_csv(const std::string& csv, const std::string& kernel, ProfileResult* out);
 
 // "memory-bound: DRAM 52% of peak, issue slots 43% busy, occupancy 22% of
-// 25% possible, L2 hit 4%, 126 registers; stalls: short scoreboard 51%, ..."
+// 25% possible, L2 hit 4%, 126 registers; busiest pipe FMA-heavy 31% (dp4a,
+// dp2a, IMAD, FP32); stalls: short scoreboard 51%, ..."
 // (rocprof: "...: memory unit 85% busy (stalled 20%), VALU 30% busy, ...").
 std::string roofline_line(const ProfileResult& p);
 

@@ -42,6 +42,53 @@ TEST(ProfilerTest, ReadsNsightComputeRawCsv) {
       << line;
 }
 
+// The real output above with the three pipe columns added the way Nsight
+// Compute writes them (their values from the same H100's counters of the
+// library's 8-row klanes build on 7168x9216; the FMA-lite pipe "n/a", as a
+// chip without a counter reports it).
+std::string with_pipe_columns(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  int row = 0;  // 0 before the header, then 1 (header), 2 (units), 3 (values)
+  while (std::getline(in, line)) {
+    if (row == 0 && line.rfind("\"ID\"", 0) == 0) row = 1;
+    if (row >= 1 && row <= 3 && line.rfind("\"", 0) == 0) {
+      if (row == 1)
+        line +=
+            ",\"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active\","
+            "\"sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active\","
+            "\"sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active\"";
+      else if (row == 2)
+        line += ",\"%\",\"%\",\"%\"";
+      else
+        line += ",\"30.61\",\"59.73\",\"n/a\"";
+      ++row;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST(ProfilerTest, ReadsTheMathPipesBusyCycles) {
+  const std::string text = test::read_source_file("tests/agent/data/ncu-raw-h100-5120x3072.txt");
+  ProfileResult p;
+  ASSERT_TRUE(parse_ncu_csv(with_pipe_columns(text), &p).ok());
+  ASSERT_EQ(p.pipes.size(), 2u);  // the "n/a" one left out
+  EXPECT_EQ(p.pipes[0].first, "fma_heavy");
+  EXPECT_DOUBLE_EQ(p.pipes[0].second, 59.73);
+  EXPECT_EQ(p.pipes[1].first, "alu");
+  const std::string line = roofline_line(p);
+  EXPECT_NE(line.find("128 registers; busiest pipe FMA-heavy 60% (dp4a, dp2a, IMAD, FP32); "
+                      "stalls: long scoreboard "),
+            std::string::npos)
+      << line;
+  // Without the columns (a GPU without those counters), no pipe and the
+  // line as before.
+  ASSERT_TRUE(parse_ncu_csv(text, &p).ok());
+  EXPECT_TRUE(p.pipes.empty());
+  EXPECT_EQ(roofline_line(p).find("busiest pipe"), std::string::npos);
+}
+
 TEST(ProfilerTest, RooflineClassFollowsTheBusierUnit) {
   ProfileResult p;
   p.dram_pct = 85;
@@ -49,7 +96,16 @@ TEST(ProfilerTest, RooflineClassFollowsTheBusierUnit) {
   EXPECT_EQ(roofline_line(p).rfind("memory-bound", 0), 0u);
   p.dram_pct = 30;
   p.issue_pct = 75;
-  EXPECT_EQ(roofline_line(p).rfind("compute-bound", 0), 0u);
+  EXPECT_EQ(roofline_line(p).rfind("compute-bound (issue)", 0), 0u);
+  // A dp4a kernel: its pipe full with issue slots to spare.
+  p.issue_pct = 55;
+  p.pipes = {{"fma_heavy", 80}, {"alu", 20}};
+  EXPECT_EQ(roofline_line(p).rfind("compute-bound (FMA-heavy pipe): ", 0), 0u) << roofline_line(p);
+  p.pipes = {{"fma_heavy", 45}};
+  EXPECT_EQ(roofline_line(p).rfind("latency-bound", 0), 0u);
+  p.dram_pct = 85;
+  p.pipes = {{"fma_heavy", 80}};
+  EXPECT_EQ(roofline_line(p).rfind("memory-bound", 0), 0u);
 }
 
 TEST(ProfilerTest, MissingOrTruncatedOutputIsAnError) {
@@ -69,8 +125,13 @@ TEST(ProfilerTest, JsonRoundTripAndBadJson) {
   p.dram_pct = 52.5;
   p.registers = 126;
   p.stalls = {{"long_scoreboard", 58}, {"wait", 12}};
+  p.pipes = {{"fma_heavy", 71}, {"alu", 22}};
   ASSERT_TRUE(profile_from_json(profile_to_json(p), &back).ok());
   EXPECT_EQ(roofline_line(back), roofline_line(p));
+  EXPECT_EQ(back.pipes, p.pipes);
+  // A profile stored before the pipes were read has none.
+  ASSERT_TRUE(profile_from_json(R"({"tool": "ncu", "dram_pct": 52.5, "stalls": []})", &back).ok());
+  EXPECT_TRUE(back.pipes.empty());
   EXPECT_FALSE(profile_from_json("not json", &back).ok());
   EXPECT_TRUE(profile_from_json(R"({"dram_pct": "x", "stalls": [1, ["a"]]})", &back).ok());
   EXPECT_EQ(back.dram_pct, 0);
@@ -107,6 +168,32 @@ TEST(ProfilerTest, TheProfiledEvalNamesTheShapesProblem) {
   text << f.rdbuf();
   EXPECT_NE(text.str().find("\n--problem\nw4a16_batch\n--shape\n8x512x256\n"), std::string::npos)
       << text.str();
+}
+
+// Nsight Compute refuses a request with a metric the GPU lacks (the pipe
+// counters before GA10x): the profile is taken again without them.
+TEST(ProfilerTest, AGpuWithoutPipeCountersIsProfiledWithoutThem) {
+  const std::string fake = test::temp_path("ncu-no-pipes"), calls = test::temp_path("ncu-calls");
+  {
+    std::ofstream f(fake);
+    f << "#!/bin/sh\necho call >> " << calls << "\ncase \"$*\" in *fmaheavy*)\n"
+      << "  echo '==ERROR== Failed to find metric sm__pipe_fmaheavy_cycles_active'; exit 1;;\n"
+      << "esac\ncat " << test::source_dir() << "/tests/agent/data/ncu-raw-h100-5120x3072.txt"
+      << "\n";
+  }
+  ASSERT_EQ(chmod(fake.c_str(), 0755), 0);
+  NcuProfiler profiler(fake, "/bin/kopt-none", 10);
+  const std::string source = test::read_source_file("seeds/w4a16_gemv/gen.hip");
+  ProfileResult r;
+  Status s = profiler.profile(*enter_candidate(source, {}), w4a16::shape(5120, 3072, 64), -1, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(r.tool, "ncu");
+  EXPECT_DOUBLE_EQ(r.issue_pct, 31.32);
+  EXPECT_TRUE(r.pipes.empty());
+  std::ifstream f(calls);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_EQ(text.str(), "call\ncall\n");
 }
 
 // rocprof (v1) results: a CSV in the layout its documentation gives (kernel
