@@ -225,21 +225,25 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
         }
         cur = next;
       }
+    }
+    // The group's lanes add their sums. Every lane of the warp takes part,
+    // active or not (an inactive group adds zeros): a full-mask shuffle must
+    // be reached by the whole warp, and with LPR below the warp's width the
+    // last tile can leave some of a warp's groups without columns.
 #pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        float v = part[r];
+    for (int r = 0; r < ROWS; ++r) {
+      float v = part[r];
 #pragma unroll
-        for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
-        if (sl == 0 && row0 + r < N) {
-          if (SPLIT == 1) y[row0 + r] = v;
-          else ws[(kopt_u64)blockIdx.y * N + row0 + r] = v;
-        }
+      for (int m = LPR / 2; m > 0; m >>= 1) v += kopt_shfl_xor(v, m);
+      if (active && sl == 0 && row0 + r < N) {
+        if (SPLIT == 1) y[row0 + r] = v;
+        else ws[(kopt_u64)blockIdx.y * N + row0 + r] = v;
       }
-      // The next tile's first batch goes out before this one is finished.
-      if (tile + gridDim.x < tiles && group_at(tile + gridDim.x) < total_groups) {
-        select_rows(group_at(tile + gridDim.x));
-        load_batch(c_begin + sl, cur);
-      }
+    }
+    // The next tile's first batch goes out before this one is finished.
+    if (active && tile + gridDim.x < tiles && group_at(tile + gridDim.x) < total_groups) {
+      select_rows(group_at(tile + gridDim.x));
+      load_batch(c_begin + sl, cur);
     }
     if (SPLIT > 1) {
       // The last of the SPLIT blocks to finish this tile adds the partials

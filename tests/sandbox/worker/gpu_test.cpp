@@ -129,6 +129,29 @@ TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
             9);
 }
 
+// The dot seed with lane groups narrower than the warp on shapes whose column
+// groups do not fill the last tile's warps (some of a warp's groups have no
+// columns there): every lane still reaches the groups' full-mask shuffles.
+TEST_F(GpuTest, DotSeedLaneGroupsVerifyWhereTheLastTileIsPartial) {
+  const std::string dot = find_seed(test::w4a16_problem(), "dot")->source;
+  const std::map<std::string, int64_t> settings[] = {{{"LPR", 8}, {"ROWS", 2}},
+                                                     {{"LPR", 16}, {"ROWS", 1}, {"SPLIT", 2}},
+                                                     {{"LPR", 4}, {"ROWS", 4}, {"WARPS", 2}}};
+  // 501, 1003 and 71 column groups of 2, 1 and 4 columns.
+  const Shape shapes[] = {w4a16::shape(2048, 1002, 64), w4a16::shape(1024, 1003, 32),
+                          w4a16::shape(512, 283, 128)};
+  int checked = 0;
+  for (const auto& params : settings)
+    for (const Shape& shape : shapes) {
+      EvalResult r = run(dot, shape, false, params);
+      EXPECT_EQ(r.verdict, Verdict::kOk)
+          << shape.name() << " LPR " << params.at("LPR") << ": " << r.message << "\n"
+          << r.log;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 9);
+}
+
 // The generator seed's other arithmetic and data paths (16-bit x, x in
 // registers, K split among a number of warps that is not a power of two,
 // 8 and 12 columns per lane group with tiles past N, high nibbles
