@@ -225,7 +225,8 @@ KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS
     for (int c = 0; c < ROWS; ++c) {
       // The high and low planes' dots run on through the chunk's four parts
       // (dp4a's own accumulator) and meet once: |high| and |low| <=
-      // 128 * 15 * 32, far inside int32. With X16 one dot a row (dp2a's).
+      // 128 * 15 * 32, far inside int32. With X16 one dot a row, dp2a's, kept in
+      // low (high unused).
       int high[MR], low[MR];
 #pragma unroll
       for (int part = 0; part < 4; ++part) {
