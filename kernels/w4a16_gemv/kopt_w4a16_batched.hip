@@ -10,6 +10,18 @@
 #include "kopt_prelude.h"
 #include "kopt_w4a16_batched.h"
 
+// Both seeds' X16 in every build (the instances take it): x as 16-bit words
+// by dp2a on NVIDIA, faster at every row count the library runs them at on
+// the H100 (2026-11-27, PERFORMANCE.md: klanes at 16 rows of 7168x9216 80.9
+// -> 77.2 us, 8 rows 40.7 -> 39.3; the xrows seed's contest sums 111.15 ->
+// 105.64 us at 2 rows, 157.45 -> 152.89 at 4). gfx906 keeps the byte planes
+// both were measured and checked for scratch with there.
+#if defined(KOPT_NVIDIA)
+#define KOPT_BATCHED_X16 1
+#else
+#define KOPT_BATCHED_X16 0
+#endif
+
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
