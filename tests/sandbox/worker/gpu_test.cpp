@@ -38,33 +38,35 @@ class GpuTest : public ::testing::Test {
     r.candidate = enter_candidate(source, params);
     return sandbox.evaluate(r);
   }
-  // A batched seed at each setting verifies on each shape of `shapes` (the
-  // shapes past a setting's row capacity skipped); returns how many
-  // (setting, shape) pairs ran.
-  static int expect_batch_seed_verifies(
-      const std::string& seed_name, const std::vector<Shape>& shapes,
-      const std::vector<std::map<std::string, int64_t>>& settings) {
-    const Seed& seed = *find_seed(*find_problem(w4a16_batch::kId), seed_name);
+  // A seed at each setting verifies on each shape of `shapes` (for a batched
+  // seed, the shapes past a setting's row capacity MR skipped), each failure
+  // naming the seed, the shape and the setting; returns how many (setting,
+  // shape) pairs ran.
+  static int expect_verifies(const Seed& seed, const std::vector<Shape>& shapes,
+                             const std::vector<std::map<std::string, int64_t>>& settings) {
     int checked = 0;
     for (const auto& params : settings)
       for (const Shape& shape : shapes) {
-        if (shape.var("M") > params.at("MR")) continue;
+        if (params.count("MR") && shape.var("M") > params.at("MR")) continue;
         EvalResult r = run(seed.source, shape, false, params);
         std::string setting;
         for (const auto& [name, value] : params)
           setting += " " + name + "=" + std::to_string(value);
         EXPECT_EQ(r.verdict, Verdict::kOk)
-            << seed_name << " " << shape.name() << setting << ": " << r.message << "\n"
+            << seed.name << " " << shape.name() << setting << ": " << r.message << "\n"
             << r.log;
         ++checked;
       }
     return checked;
   }
+  static const Seed& batch_seed(const std::string& name) {
+    return *find_seed(*find_problem(w4a16_batch::kId), name);
+  }
   // klanes on short and long K, N not a multiple of its columns, M below and
   // at its row capacity.
   static int expect_klanes_verifies(const std::vector<std::map<std::string, int64_t>>& settings) {
-    return expect_batch_seed_verifies(
-        "klanes",
+    return expect_verifies(
+        batch_seed("klanes"),
         {w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(5, 512, 1000, 64),
          w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(8, 7168, 520, 128)},
         settings);
@@ -117,39 +119,29 @@ TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
 // K from one warp's chunks to ten warps', N not a multiple of a tile, G of
 // 32, 64 and 128, M below and at the row capacity, lane groups of 16.
 TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
-  EXPECT_EQ(expect_batch_seed_verifies(
-                "xrows",
-                {w4a16_batch::shape(4, 384, 5120, 64), w4a16_batch::shape(3, 4096, 777, 64),
-                 w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(4, 9472, 300, 128)},
-                {
-                    {{"MR", 4}, {"X16", 1}},
-                    {{"MR", 4}, {"X16", 1}, {"ROWS", 3}, {"OCC", 2}},
-                    {{"MR", 2}, {"X16", 1}, {"ROWS", 6}, {"LPR", 16}},
-                }),
-            9);
+  EXPECT_EQ(
+      expect_verifies(batch_seed("xrows"),
+                      {w4a16_batch::shape(4, 384, 5120, 64), w4a16_batch::shape(3, 4096, 777, 64),
+                       w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(4, 9472, 300, 128)},
+                      {
+                          {{"MR", 4}, {"X16", 1}},
+                          {{"MR", 4}, {"X16", 1}, {"ROWS", 3}, {"OCC", 2}},
+                          {{"MR", 2}, {"X16", 1}, {"ROWS", 6}, {"LPR", 16}},
+                      }),
+      9);
 }
 
 // The dot seed with lane groups narrower than the warp on shapes whose column
 // groups do not fill the last tile's warps (some of a warp's groups have no
 // columns there): every lane still reaches the groups' full-mask shuffles.
 TEST_F(GpuTest, DotSeedLaneGroupsVerifyWhereTheLastTileIsPartial) {
-  const std::string dot = find_seed(test::w4a16_problem(), "dot")->source;
-  const std::map<std::string, int64_t> settings[] = {{{"LPR", 8}, {"ROWS", 2}},
-                                                     {{"LPR", 16}, {"ROWS", 1}, {"SPLIT", 2}},
-                                                     {{"LPR", 4}, {"ROWS", 4}, {"WARPS", 2}}};
   // 501, 1003 and 71 column groups of 2, 1 and 4 columns.
-  const Shape shapes[] = {w4a16::shape(2048, 1002, 64), w4a16::shape(1024, 1003, 32),
-                          w4a16::shape(512, 283, 128)};
-  int checked = 0;
-  for (const auto& params : settings)
-    for (const Shape& shape : shapes) {
-      EvalResult r = run(dot, shape, false, params);
-      EXPECT_EQ(r.verdict, Verdict::kOk)
-          << shape.name() << " LPR " << params.at("LPR") << ": " << r.message << "\n"
-          << r.log;
-      ++checked;
-    }
-  EXPECT_EQ(checked, 9);
+  expect_verifies(
+      test::w4a16_seed("dot"),
+      {w4a16::shape(2048, 1002, 64), w4a16::shape(1024, 1003, 32), w4a16::shape(512, 283, 128)},
+      {{{"LPR", 8}, {"ROWS", 2}},
+       {{"LPR", 16}, {"ROWS", 1}, {"SPLIT", 2}},
+       {{"LPR", 4}, {"ROWS", 4}, {"WARPS", 2}}});
 }
 
 // The generator seed's other arithmetic and data paths (16-bit x, x in
@@ -159,8 +151,7 @@ TEST_F(GpuTest, DotSeedLaneGroupsVerifyWhereTheLastTileIsPartial) {
 // where DOT falls back), stream-K, launch bounds) pass the same check, at
 // every group size.
 TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
-  const std::string gen = find_seed(test::w4a16_problem(), "gen")->source;
-  const std::map<std::string, int64_t> settings[] = {
+  const std::vector<std::map<std::string, int64_t>> settings = {
       {{"XBITS", 16}},
       {{"XBITS", 16}, {"XPF", 1}, {"ROWS", 4}},
       {{"XBITS", 16}, {"XREG", 1}, {"KSPLIT", 8}, {"WARPS", 8}, {"ROWS", 4}, {"DEPTH", 3}},
@@ -194,15 +185,10 @@ TEST_F(GpuTest, GeneratorSeedKnobsVerify) {
        {"XMAX", 1}},
       {{"SHAPE", 1}, {"KSPLIT", 3}, {"WARPS", 6}, {"SPLIT", 2}, {"DOT", 1}, {"XBITS", 16}},
       {{"SHAPE", 1}, {"SCHED", 1}, {"LPR", 32}, {"XBITS", 16}}};
-  const Shape shapes[] = {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),
-                          w4a16::shape(4096, 7168, 128), w4a16::shape(2048, 2880, 64)};
-  for (const auto& params : settings)
-    for (const Shape& shape : shapes) {
-      EvalResult r = run(gen, shape, false, params);
-      EXPECT_EQ(r.verdict, Verdict::kOk)
-          << shape.name() << " " << params.size() << " params: " << r.message << "\n"
-          << r.log;
-    }
+  expect_verifies(test::w4a16_seed("gen"),
+                  {w4a16::shape(5120, 256, 64), w4a16::shape(384, 5120, 32),
+                   w4a16::shape(4096, 7168, 128), w4a16::shape(2048, 2880, 64)},
+                  settings);
 }
 
 // The read-only yardstick reads a shape's bytes faster than any seed
