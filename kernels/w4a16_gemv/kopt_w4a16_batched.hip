@@ -159,6 +159,12 @@
 #define KOPT_XROWS_OCC 0
 #define KOPT_XROWS_COLS 6
 #include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 2
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 4
+#define KOPT_XROWS_COLS 3
+#include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 3
 #define KOPT_XROWS_LANES 32
@@ -176,6 +182,18 @@
 #define KOPT_XROWS_LANES 32
 #define KOPT_XROWS_OCC 2
 #define KOPT_XROWS_COLS 4
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#define KOPT_XROWS_COLS 2
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#define KOPT_XROWS_COLS 6
 #include "kopt_w4a16_xrows_instance.inc"
 #endif
 #define KOPT_XROWS_ROWS 4
@@ -309,6 +327,9 @@ const KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m4_3_l32_c3_o4_build::kParams, true, kopt_xrows_m4_3_l32_c3_o4_build::call},
     {kopt_xrows_m4_5_l32_c2_o2_build::kParams, true, kopt_xrows_m4_5_l32_c2_o2_build::call},
     {kopt_xrows_m4_7_l32_c4_o2_build::kParams, true, kopt_xrows_m4_7_l32_c4_o2_build::call},
+    {kopt_xrows_m2_5_l32_c3_o4_build::kParams, true, kopt_xrows_m2_5_l32_c3_o4_build::call},
+    {kopt_xrows_m4_5_l32_c2_o0_build::kParams, true, kopt_xrows_m4_5_l32_c2_o0_build::call},
+    {kopt_xrows_m4_5_l32_c6_o0_build::kParams, true, kopt_xrows_m4_5_l32_c6_o0_build::call},
 #endif
     {{0, 0}, false, nullptr}};
 

@@ -207,6 +207,14 @@ inline long long kopt_xrows_lanes(long long K) { return K / 32 <= 16 ? 16 : 32; 
 //   4 rows  7168x9216  4 columns, OCC 2: 26.39 against klanes's 27.57
 //           5120x256   2 columns, OCC 2: 4.16 against 4.48
 //           3072x5120  3 columns, OCC 4: 9.55 against 9.90
+// With x as 16-bit words (X16, 2026-11-27, the seed's time), columns 2, 3,
+// 4 and 6 by OCC 0, 2, 3 and 4 at 4 rows on 5120x{3584, 3072, 6144, 768}
+// and 4608x7168, and at 2 rows on 5120x3072 (OCC 6 too); the default stayed
+// the fastest on 5120x3584, 5120x3072 and 5120x6144 at 4 rows, and the
+// entries above were not probed again:
+//   2 rows  5120x3072  3 columns, OCC 4: 6.92 against 7.29
+//   4 rows  5120x768   6 columns: 5.25 against 5.54
+//           4608x7168  2 columns: 16.85 against 17.45 (klanes in the library: 17.32)
 // No rule by K and N alone picks these (one wave of tiles at 7168x1536,
 // not at 5120x6144, where six columns are the slowest), so elsewhere the
 // default stays, the choice measured best on most shapes.
@@ -216,7 +224,8 @@ struct KoptXrowsTuned {
 constexpr KoptXrowsTuned kKoptXrowsTuned[] = {
     {2, 7168, 9216, 6, 0}, {2, 7168, 1536, 6, 0}, {2, 5120, 6144, 3, 0}, {2, 5120, 3584, 2, 0},
     {2, 5120, 768, 6, 0},  {2, 5120, 256, 2, 0},  {2, 4608, 7168, 4, 4}, {4, 7168, 9216, 4, 2},
-    {4, 5120, 256, 2, 2},  {4, 3072, 5120, 3, 4}};
+    {4, 5120, 256, 2, 2},  {4, 3072, 5120, 3, 4}, {2, 5120, 3072, 3, 4}, {4, 5120, 768, 6, 0},
+    {4, 4608, 7168, 2, 0}};
 // The tuned build's parameters for `rows` rows (in the smallest bucket
 // that holds them) of K x N; nullptr where the default choice serves it.
 inline const KoptXrowsTuned* kopt_xrows_tuned(long long rows, long long K, long long N) {
