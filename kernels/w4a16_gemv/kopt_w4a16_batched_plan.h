@@ -74,14 +74,19 @@ struct KoptBatchedParams {
 // with X16 at GROUPS 1 and 2 was measured apart by more than 2% (H100,
 // 2026-11-27, PERFORMANCE.md; the library's choice otherwise), us:
 //   8 rows   4608x7168  two groups: 23.60 against 24.99
+//            7168x1536  two groups: 11.75 against 11.99
+//            7168x1024  two groups: 9.52 against 9.72
 //   16 rows  7168x1536  one group: 19.06 against 19.65
+// (The two 7168-K entries come from a later probe at 8 rows of XS, CT,
+// columns, warps, depth and groups on the shapes the library trailed a peer
+// on: only two groups gained, and only there.)
 // (Such a shape's buckets differ in groups; they share one workspace, whose
 // tickets' region is the same size for every group count.)
 struct KoptBatchedGroupsTuned {
   long long bucket, K, N, groups;
 };
-constexpr KoptBatchedGroupsTuned kKoptBatchedGroupsTuned[] = {{8, 4608, 7168, 2},
-                                                              {16, 7168, 1536, 1}};
+constexpr KoptBatchedGroupsTuned kKoptBatchedGroupsTuned[] = {
+    {8, 4608, 7168, 2}, {8, 7168, 1536, 2}, {8, 7168, 1024, 2}, {16, 7168, 1536, 1}};
 inline long long kopt_batched_groups(long long K, long long N, long long warp, long long rows) {
   if (warp == 32) {
     const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);

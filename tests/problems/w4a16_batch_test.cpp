@@ -237,14 +237,17 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_groups(7168, 5120, 32, 8), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 5120, 32, 9), 2);
   EXPECT_EQ(kopt_batched_groups(544, 5120, 32, 16), 2);
-  // The two contest shapes tuned against the rule, on a warp of 32 only.
+  // The contest shapes tuned against the rule, on a warp of 32 only.
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 8), 2);
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 5), 2);
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 4), 1);
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 64, 8), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 16), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 13), 1);
-  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 8), 1);
+  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 8), 2);  // the 8-row bucket: two groups
+  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 4), 1);
+  EXPECT_EQ(kopt_batched_groups(7168, 1024, 32, 6), 2);
+  EXPECT_EQ(kopt_batched_groups(7168, 1024, 64, 8), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 9216, 32, 16), 2);
   // A wavefront of 64 holds 8 rows of a step in shared memory, not 16.
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 32), 16);
