@@ -70,9 +70,10 @@ struct KoptBatchedParams {
 // 218.55, so not there). The library builds two groups in the packed layout
 // (layout 0) only.
 //
-// Two contest shapes take the other count on a warp of 32, where the seed
-// with X16 at GROUPS 1 and 2 was measured apart by more than 2% (H100,
-// 2026-11-27, PERFORMANCE.md; the library's choice otherwise), us:
+// Some contest shapes take the other count in one row bucket on a warp of
+// 32, where the seed with X16 at GROUPS 1 and 2 was measured apart by more
+// than 2% (H100, 2026-11-27, PERFORMANCE.md; the library's choice
+// otherwise), us:
 //   8 rows   4608x7168  two groups: 23.60 against 24.99
 //            7168x1536  two groups: 11.75 against 11.99
 //            7168x1024  two groups: 9.52 against 9.72

@@ -378,9 +378,13 @@ TEST(W4a16BatchTest, TunedShapesTakeTheirRegisterPathBuild) {
   EXPECT_EQ(kopt_xrows_tuned(3, 5120, 256)->rows, 4);
   EXPECT_EQ(kopt_xrows_tuned(4, 7168, 9216)->occ, 2);  // where the rule prefers klanes
   EXPECT_EQ(kopt_xrows_tuned(5, 7168, 9216), nullptr);
-  EXPECT_EQ(kopt_xrows_tuned(2, 5120, 3072)->occ, 4);  // the X16 probe's entries
+  // The X16 probe's entries.
+  ASSERT_NE(kopt_xrows_tuned(2, 5120, 3072), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(2, 5120, 3072)->occ, 4);
+  ASSERT_NE(kopt_xrows_tuned(4, 5120, 768), nullptr);
   EXPECT_EQ(kopt_xrows_tuned(4, 5120, 768)->cols, 6);
-  EXPECT_EQ(kopt_xrows_tuned(4, 4608, 7168)->cols, 2);  // where the rule prefers klanes
+  ASSERT_NE(kopt_xrows_tuned(3, 4608, 7168), nullptr);  // where the rule prefers klanes
+  EXPECT_EQ(kopt_xrows_tuned(3, 4608, 7168)->cols, 2);
   const Seed* xrows = find_seed(batch(), "xrows");
   ASSERT_NE(xrows, nullptr);
   for (const KoptXrowsTuned& t : kKoptXrowsTuned) {
