@@ -247,7 +247,7 @@
 #endif
 
 #if KOPT_HOST_PASS
-const KoptBatchedKernel kKoptBatchedKernels[] = {
+constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m2_0_g1_build::kParams, kopt_klanes_m2_0_g1_build::call, kopt_klanes_m2_0_g1_build::lay_out},
     {kopt_klanes_m4_0_g1_build::kParams, kopt_klanes_m4_0_g1_build::call, kopt_klanes_m4_0_g1_build::lay_out},
     {kopt_klanes_m8_0_g1_build::kParams, kopt_klanes_m8_0_g1_build::call, kopt_klanes_m8_0_g1_build::lay_out},
@@ -266,6 +266,23 @@ const KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m16_0_g2_build::kParams, kopt_klanes_m16_0_g2_build::call, kopt_klanes_m16_0_g2_build::lay_out},
 #endif
     {{0, 0}, nullptr, nullptr}};
+
+#if !defined(KOPT_AMD)
+// Each entry of the group table has its build (the packed layout, the
+// bucket's rows, the groups it names): without one, kopt_batched_kernel
+// would take one group without a word. NVIDIA only, where the table applies.
+constexpr bool kopt_every_group_entry_is_built() {
+  for (const KoptBatchedGroupsTuned& t : kKoptBatchedGroupsTuned) {
+    bool built = false;
+    for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
+      built = built || (k->params.layout == 0 && k->params.rows == t.bucket &&
+                        k->params.groups == t.groups);
+    if (!built) return false;
+  }
+  return true;
+}
+static_assert(kopt_every_group_entry_is_built(), "a kKoptBatchedGroupsTuned entry has no build");
+#endif
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp) {
@@ -298,7 +315,7 @@ long long kopt_batched_built_rows() {
   return most;
 }
 
-const KoptXrowsKernel kKoptXrowsKernels[] = {
+constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m2_1_l32_c4_o0_build::kParams, false, kopt_xrows_m2_1_l32_c4_o0_build::call},
     {kopt_xrows_m2_2_l32_c4_o0_build::kParams, false, kopt_xrows_m2_2_l32_c4_o0_build::call},
     {kopt_xrows_m2_3_l32_c4_o0_build::kParams, false, kopt_xrows_m2_3_l32_c4_o0_build::call},
@@ -332,6 +349,24 @@ const KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m4_5_l32_c6_o0_build::kParams, true, kopt_xrows_m4_5_l32_c6_o0_build::call},
 #endif
     {{0, 0}, false, nullptr}};
+
+#if !defined(KOPT_AMD)
+// Each tuned shape has its tuned build (the bucket's rows, its columns and
+// OCC, whole warps of lanes for its K): without one, kopt_xrows_kernel would
+// take the default choice without a word. NVIDIA only, where they are built.
+constexpr bool kopt_every_tuned_shape_is_built() {
+  for (const KoptXrowsTuned& t : kKoptXrowsTuned) {
+    bool built = false;
+    for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
+      built = built || (k->tuned && k->params.rows == t.rows && k->params.cols == t.cols &&
+                        k->params.occ == t.occ && k->params.lanes == 32 &&
+                        k->params.warps == kopt_xrows_warps(t.K, k->params));
+    if (!built) return false;
+  }
+  return true;
+}
+static_assert(kopt_every_tuned_shape_is_built(), "a kKoptXrowsTuned entry has no tuned build");
+#endif
 
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long N, long long G,
                                          long long warp) {

@@ -171,7 +171,7 @@ struct KoptXrowsParams {
 };
 
 // The warps of a block for K: one chunk of 32 k per lane.
-inline long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
+constexpr long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
   return kopt_cdiv(K / 32, p.lanes);
 }
 
