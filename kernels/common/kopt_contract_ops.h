@@ -4,6 +4,6 @@
 #pragma once
 
 constexpr long long kopt_cdiv(long long a, long long b) { return (a + b - 1) / b; }
-inline long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b) * b; }
-inline long long kopt_min(long long a, long long b) { return a < b ? a : b; }
-inline long long kopt_max(long long a, long long b) { return a > b ? a : b; }
+constexpr long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b) * b; }
+constexpr long long kopt_min(long long a, long long b) { return a < b ? a : b; }
+constexpr long long kopt_max(long long a, long long b) { return a > b ? a : b; }

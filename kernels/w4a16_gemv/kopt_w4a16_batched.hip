@@ -247,6 +247,20 @@
 #endif
 
 #if KOPT_HOST_PASS
+// Whether every entry of a tuned table has a build among `builds` (ended by
+// one without a call) that `matches` it: the build-time checks below, since
+// a lookup that finds none falls back to the default choice without a word.
+template <typename Entry, size_t Count, typename Build, typename Matches>
+constexpr bool kopt_each_entry_has_a_build(const Entry (&table)[Count], const Build* builds,
+                                           Matches matches) {
+  for (const Entry& entry : table) {
+    bool built = false;
+    for (const Build* b = builds; b->call; ++b) built = built || matches(*b, entry);
+    if (!built) return false;
+  }
+  return true;
+}
+
 constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m2_0_g1_build::kParams, kopt_klanes_m2_0_g1_build::call, kopt_klanes_m2_0_g1_build::lay_out},
     {kopt_klanes_m4_0_g1_build::kParams, kopt_klanes_m4_0_g1_build::call, kopt_klanes_m4_0_g1_build::lay_out},
@@ -269,19 +283,15 @@ constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
 
 #if !defined(KOPT_AMD)
 // Each entry of the group table has its build (the packed layout, the
-// bucket's rows, the groups it names): without one, kopt_batched_kernel
-// would take one group without a word. NVIDIA only, where the table applies.
-constexpr bool kopt_every_group_entry_is_built() {
-  for (const KoptBatchedGroupsTuned& t : kKoptBatchedGroupsTuned) {
-    bool built = false;
-    for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-      built = built || (k->params.layout == 0 && k->params.rows == t.bucket &&
-                        k->params.groups == t.groups);
-    if (!built) return false;
-  }
-  return true;
-}
-static_assert(kopt_every_group_entry_is_built(), "a kKoptBatchedGroupsTuned entry has no build");
+// bucket's rows, the groups it names); NVIDIA only, where the table applies.
+static_assert(kopt_each_entry_has_a_build(kKoptBatchedGroupsTuned, kKoptBatchedKernels,
+                                          [](const KoptBatchedKernel& k,
+                                             const KoptBatchedGroupsTuned& t) {
+                                            return k.params.layout == 0 &&
+                                                   k.params.rows == t.bucket &&
+                                                   k.params.groups == t.groups;
+                                          }),
+              "a kKoptBatchedGroupsTuned entry has no build");
 #endif
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
@@ -350,22 +360,17 @@ constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
 #endif
     {{0, 0}, false, nullptr}};
 
-#if !defined(KOPT_AMD)
-// Each tuned shape has its tuned build (the bucket's rows, its columns and
-// OCC, whole warps of lanes for its K): without one, kopt_xrows_kernel would
-// take the default choice without a word. NVIDIA only, where they are built.
-constexpr bool kopt_every_tuned_shape_is_built() {
-  for (const KoptXrowsTuned& t : kKoptXrowsTuned) {
-    bool built = false;
-    for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
-      built = built || (k->tuned && k->params.rows == t.rows && k->params.cols == t.cols &&
-                        k->params.occ == t.occ && k->params.lanes == 32 &&
-                        k->params.warps == kopt_xrows_warps(t.K, k->params));
-    if (!built) return false;
-  }
-  return true;
+// The tuned build of a tuned shape: its bucket's rows, its columns and OCC,
+// whole warps of lanes for its K.
+constexpr bool kopt_xrows_builds_tuned(const KoptXrowsKernel& k, const KoptXrowsTuned& t) {
+  return k.tuned && k.params.rows == t.rows && k.params.cols == t.cols && k.params.occ == t.occ &&
+         k.params.lanes == 32 && k.params.warps == kopt_xrows_warps(t.K, k.params);
 }
-static_assert(kopt_every_tuned_shape_is_built(), "a kKoptXrowsTuned entry has no tuned build");
+#if !defined(KOPT_AMD)
+// Each tuned shape has its tuned build; NVIDIA only, where they are built.
+static_assert(kopt_each_entry_has_a_build(kKoptXrowsTuned, kKoptXrowsKernels,
+                                          kopt_xrows_builds_tuned),
+              "a kKoptXrowsTuned entry has no tuned build");
 #endif
 
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long N, long long G,
@@ -377,9 +382,7 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
   };
   if (const KoptXrowsTuned* t = kopt_xrows_tuned(rows, K, N))
     for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
-      if (k->tuned && k->params.rows == t->rows && k->params.cols == t->cols &&
-          k->params.occ == t->occ && serves(*k, 32))
-        return k;
+      if (kopt_xrows_builds_tuned(*k, *t) && kopt_xrows_supported(k->params, K, G, warp)) return k;
   if (!kopt_xrows_preferred(rows, K, N)) return nullptr;
   // The lane groups K takes, then (where no bucket that holds the rows is
   // built with them) whole warps.
