@@ -115,6 +115,23 @@ TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
             9);
 }
 
+// The sums of the slices of K: more slices than the last block reads at
+// once (ten on 5120x256 at two groups, on K = 9472 at one step a slice),
+// more sums of a column range than its threads add in one pass (7168x4000 at
+// 16 rows), and blocks per SM (OCC) other than two.
+TEST_F(GpuTest, KlanesSliceSumsVerify) {
+  EXPECT_EQ(expect_verifies(
+                batch_seed("klanes"),
+                {w4a16_batch::shape(16, 5120, 256, 64), w4a16_batch::shape(11, 9472, 300, 128),
+                 w4a16_batch::shape(16, 7168, 4000, 64), w4a16_batch::shape(5, 9472, 520, 32)},
+                {
+                    {{"MR", 16}, {"X16", 1}, {"GROUPS", 2}},
+                    {{"MR", 8}, {"X16", 1}, {"XS", 1}},
+                    {{"MR", 16}, {"X16", 1}, {"GROUPS", 2}, {"COLS", 1}, {"OCC", 3}},
+                }),
+            9);
+}
+
 // The register path (xrows) with x as 16-bit words multiplied by dp2a (X16):
 // K from one warp's chunks to ten warps', N not a multiple of a tile, G of
 // 32, 64 and 128, M below and at the row capacity, lane groups of 16.
