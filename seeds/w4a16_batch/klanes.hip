@@ -423,11 +423,12 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   const volatile float* parts = partials;  // written by other blocks: not from L1
   const int n_begin = w_begin * SG * COLS, width = min(N, w_end * SG * COLS) - n_begin, count = M * width;
   // A thread's ITEMS sums at once, SLICES slices of each read before any is
-  // added, so their loads are in flight together (one at a time, the sums
+  // added, so their loads are in flight together. (One at a time, the sums
   // waited a round trip to L2 per slice: Nsight Compute on the H100,
-  // 2026-11-27, put 14% of the warps' stall samples of 16 rows of 7168x9216
-  // here, 34% of 1536x6144). The slices are still added in order, so y is
-  // the same bits in every run.
+  // 2026-11-27, put 15% of the warps' stall samples of 16 rows of 7168x9216
+  // after the main loop, 39% of 1536x6144, most at the barrier above or on
+  // these loads; the library's 16-row contest sum went 335 -> 308 us.) The
+  // slices are still added in order, so y is the same bits in every run.
   constexpr int ITEMS = 4, SLICES = 8, STRIDE = WARPS * W;
   for (int i0 = threadIdx.x; i0 < count; i0 += ITEMS * STRIDE) {
     kopt_u64 at[ITEMS];
