@@ -48,11 +48,12 @@ inline long long kopt_batched_min_rows(long long K) {
 // WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),
 // DEPTH weight stages in flight, XS 0 and CT 0 (the contract's automatic
 // slices of K and tiles per block), GROUPS column groups a warp works side by
-// side (kopt_batched_groups).
+// side (kopt_batched_groups), OCC blocks per SM (three or four were slower
+// on the H100 with two columns a warp: PERFORMANCE.md, 2026-11-27).
 struct KoptBatchedParams {
   long long rows;    // MR
   long long layout;  // LAYOUT: 0 dot's and gen's packed layout, 1 the canonical arrays
-  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0, groups = 1;
+  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0, groups = 1, occ = 2;
 };
 
 // Two column groups a warp where a column's chunks of 32 k fit half a warp's
@@ -130,17 +131,17 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
   const long long steps = kopt_cdiv(K / 32, warp / p.groups),
                   tiles = kopt_cdiv(N, p.warps * p.cols * p.groups);
   const long long most_steps = kopt_max(1, kopt_min(8, 40960 / kopt_batched_step_bytes(p, warp)));
-  // XS 0: as few slices as shared memory and two blocks per SM allow, unless
+  // XS 0: as few slices as shared memory and OCC blocks per SM allow, unless
   // their short last slice would leave more than an eighth of their steps
   // idle; then one step a slice.
   const long long fewest =
-      kopt_min(steps, kopt_max(kopt_cdiv(steps, most_steps), kopt_cdiv(2 * sms, tiles)));
+      kopt_min(steps, kopt_max(kopt_cdiv(steps, most_steps), kopt_cdiv(p.occ * sms, tiles)));
   const long long per = kopt_cdiv(steps, fewest), held = per * kopt_cdiv(steps, per);
   const long long slices = p.xs > 0                     ? kopt_cdiv(steps, p.xs)
                            : 8 * (held - steps) <= held ? kopt_cdiv(steps, per)
                                                         : steps;
   KoptBatchedLaunch l;
-  l.grid_x = p.ct > 0 ? kopt_cdiv(tiles, p.ct) : kopt_min(tiles, kopt_max(1, 2 * sms / slices));
+  l.grid_x = p.ct > 0 ? kopt_cdiv(tiles, p.ct) : kopt_min(tiles, kopt_max(1, p.occ * sms / slices));
   l.grid_y = slices;
   l.block = p.warps * warp;
   l.shared_bytes = kopt_batched_step_bytes(p, warp) * kopt_cdiv(steps, slices);

@@ -183,52 +183,55 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   for (int64_t rows : kKoptBatchedBuckets)
     for (int64_t layout : {0, 1})
       for (int64_t groups : {1, 2})
-        for (const DeviceLimits limits :
-             {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
-          for (const auto& [K, N, G, M] : shapes) {
-            if (M > rows) continue;
-            KoptBatchedParams p{rows, layout};
-            p.warps = 256 / limits.warp;  // as the library builds it for each vendor
-            p.groups = groups;
-            Candidate c;
-            ASSERT_TRUE(parse_candidate(klanes->source,
-                                        {{"MR", p.rows},
-                                         {"LAYOUT", p.layout},
-                                         {"COLS", p.cols},
-                                         {"WARPS", p.warps},
-                                         {"DEPTH", p.depth},
-                                         {"XS", p.xs},
-                                         {"CT", p.ct},
-                                         {"GROUPS", p.groups}},
-                                        &c)
-                            .ok());
-            LaunchPlan plan;
-            ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(M, K, N, G), limits, &plan).ok());
-            ASSERT_EQ(plan.supported, kopt_batched_supported(p, K, G, limits.warp))
-                << K << "x" << N << " rows " << rows;
-            if (!plan.supported) continue;
-            const KoptBatchedLaunch l = kopt_batched_launch(p, M, K, N, limits.warp, limits.sms);
-            ASSERT_EQ(plan.launches.size(), 1u);
-            const ResolvedLaunch& g = plan.launches[0];
-            EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << "/g" << G << " M " << M;
-            EXPECT_EQ(g.grid[1], l.grid_y) << K << "x" << N << "/g" << G << " M " << M;
-            EXPECT_EQ(g.block[0], l.block);
-            EXPECT_EQ(g.shared_bytes, l.shared_bytes);
-            EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
-            // The workspace the library allocates once (for the largest
-            // bucket the device serves) holds every smaller call's.
-            const long long most = kopt_batched_max_rows(K, G, limits.warp);
-            // Two groups fit 16 rows of a wavefront of 64 in shared memory;
-            // the library launches no more rows than one group fits (8 there).
-            if (groups == 2 && most < rows) continue;
-            ASSERT_GE(most, rows);
-            KoptBatchedParams largest = p;
-            largest.rows = most;
-            EXPECT_LE(
-                l.workspace_bytes,
-                kopt_batched_launch(largest, most, K, N, limits.warp, limits.sms).workspace_bytes);
-            ++checked;
-          }
+        for (int64_t occ : {2, 3})  // the library's, and another
+          for (const DeviceLimits limits :
+               {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
+            for (const auto& [K, N, G, M] : shapes) {
+              if (M > rows) continue;
+              KoptBatchedParams p{rows, layout};
+              p.warps = 256 / limits.warp;  // as the library builds it for each vendor
+              p.groups = groups;
+              p.occ = occ;
+              Candidate c;
+              ASSERT_TRUE(parse_candidate(klanes->source,
+                                          {{"MR", p.rows},
+                                           {"LAYOUT", p.layout},
+                                           {"COLS", p.cols},
+                                           {"WARPS", p.warps},
+                                           {"DEPTH", p.depth},
+                                           {"XS", p.xs},
+                                           {"CT", p.ct},
+                                           {"GROUPS", p.groups},
+                                           {"OCC", p.occ}},
+                                          &c)
+                              .ok());
+              LaunchPlan plan;
+              ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(M, K, N, G), limits, &plan).ok());
+              ASSERT_EQ(plan.supported, kopt_batched_supported(p, K, G, limits.warp))
+                  << K << "x" << N << " rows " << rows;
+              if (!plan.supported) continue;
+              const KoptBatchedLaunch l = kopt_batched_launch(p, M, K, N, limits.warp, limits.sms);
+              ASSERT_EQ(plan.launches.size(), 1u);
+              const ResolvedLaunch& g = plan.launches[0];
+              EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << "/g" << G << " M " << M;
+              EXPECT_EQ(g.grid[1], l.grid_y) << K << "x" << N << "/g" << G << " M " << M;
+              EXPECT_EQ(g.block[0], l.block);
+              EXPECT_EQ(g.shared_bytes, l.shared_bytes);
+              EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+              // The workspace the library allocates once (for the largest
+              // bucket the device serves) holds every smaller call's.
+              const long long most = kopt_batched_max_rows(K, G, limits.warp);
+              // Two groups fit 16 rows of a wavefront of 64 in shared memory;
+              // the library launches no more rows than one group fits (8 there).
+              if (groups == 2 && most < rows) continue;
+              ASSERT_GE(most, rows);
+              KoptBatchedParams largest = p;
+              largest.rows = most;
+              EXPECT_LE(l.workspace_bytes,
+                        kopt_batched_launch(largest, most, K, N, limits.warp, limits.sms)
+                            .workspace_bytes);
+              ++checked;
+            }
   EXPECT_GT(checked, 80);
   // Two column groups where a column's chunks fit half a warp, and past 8
   // rows at any K.
