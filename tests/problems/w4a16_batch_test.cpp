@@ -9,6 +9,7 @@
 #include <array>
 #include <map>
 #include <set>
+#include <string>
 
 #include "kernels/w4a16_gemv/kopt_w4a16_batched_plan.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
@@ -173,6 +174,18 @@ TEST(W4a16BatchTest, TheLibraryTakesTwoRowsToTheBatchedKernelsOnlyAtLongK) {
 // seed's contract (kernels/w4a16_gemv/kopt_w4a16_batched_plan.h): it must plan what the
 // contract plans, on both warp sizes, for every bucket and shapes of every
 // kind (small N split over K, odd N, odd numbers of chunks, G = 32/128).
+// The contract's plan of one launch is the library's: grid, block, shared
+// memory and workspace (`where` names the case in a failure).
+void expect_plan_is(const LaunchPlan& plan, const KoptBatchedLaunch& l, const std::string& where) {
+  ASSERT_EQ(plan.launches.size(), 1u) << where;
+  const ResolvedLaunch& g = plan.launches[0];
+  EXPECT_EQ(g.grid[0], l.grid_x) << where;
+  EXPECT_EQ(g.grid[1], l.grid_y) << where;
+  EXPECT_EQ(g.block[0], l.block) << where;
+  EXPECT_EQ(g.shared_bytes, l.shared_bytes) << where;
+  EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes) << where;
+}
+
 TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   const Seed* klanes = find_seed(batch(), "klanes");
   ASSERT_NE(klanes, nullptr);
@@ -211,13 +224,10 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
                   << K << "x" << N << " rows " << rows;
               if (!plan.supported) continue;
               const KoptBatchedLaunch l = kopt_batched_launch(p, M, K, N, limits.warp, limits.sms);
-              ASSERT_EQ(plan.launches.size(), 1u);
-              const ResolvedLaunch& g = plan.launches[0];
-              EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << "/g" << G << " M " << M;
-              EXPECT_EQ(g.grid[1], l.grid_y) << K << "x" << N << "/g" << G << " M " << M;
-              EXPECT_EQ(g.block[0], l.block);
-              EXPECT_EQ(g.shared_bytes, l.shared_bytes);
-              EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+              expect_plan_is(plan, l,
+                             std::to_string(K) + "x" + std::to_string(N) + "/g" +
+                                 std::to_string(G) + " M " + std::to_string(M) + " OCC " +
+                                 std::to_string(occ));
               // The workspace the library allocates once (for the largest
               // bucket the device serves) holds every smaller call's.
               const long long most = kopt_batched_max_rows(K, G, limits.warp);
@@ -325,13 +335,9 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
                 << K << "x" << N << " rows " << rows << " warp " << limits.warp;
             if (!plan.supported) continue;
             const KoptBatchedLaunch l = kopt_xrows_launch(p, N, limits.warp, limits.sms);
-            ASSERT_EQ(plan.launches.size(), 1u);
-            const ResolvedLaunch& g = plan.launches[0];
-            EXPECT_EQ(g.grid[0], l.grid_x) << K << "x" << N << " rows " << rows;
-            EXPECT_EQ(g.grid[1], l.grid_y);
-            EXPECT_EQ(g.block[0], l.block);
-            EXPECT_EQ(g.shared_bytes, l.shared_bytes);
-            EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes);
+            expect_plan_is(
+                plan, l,
+                std::to_string(K) + "x" + std::to_string(N) + " rows " + std::to_string(rows));
             if (limits.warp == 32) ++checked_on_nvidia[build];
           }
   // On NVIDIA every build met every shape but the K past the builds (8224:
