@@ -36,16 +36,17 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
                                          long long warp);
 
 // The build for the smallest bucket that holds `rows` rows in `layout`
-// (kKoptBatchedBuckets in order) with the column groups K x N and the rows
-// take on this warp size (kopt_batched_groups; one group where two are not
-// built); nullptr
-// past the last bucket.
+// (kKoptBatchedBuckets in order) with the column groups and columns a warp
+// K x N and the rows take on this warp size (kopt_batched_groups,
+// kopt_batched_cols; one group of two columns where those are not built);
+// nullptr past the last bucket.
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp);
 
 // The workspace one allocation needs for every call of K x N with up to
 // `rows` rows in `layout`: the most any bucket's build takes (the buckets may
-// differ in column groups; their tickets' regions are the same size).
+// differ in column groups, columns and spread; their tickets' regions are
+// the same size).
 long long kopt_batched_workspace_bytes(long long rows, long long layout, long long K, long long N,
                                        long long warp, long long sms);
 

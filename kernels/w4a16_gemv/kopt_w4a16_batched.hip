@@ -2,7 +2,8 @@
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
 // (with two column groups a warp for short K and for 16 rows in the packed
-// layout), its `xrows` seed for 2 and 4 rows and each number of warps of a
+// layout, and at 16 rows one column a warp for the shapes tuned so), its
+// `xrows` seed for 2 and 4 rows and each number of warps of a
 // block (and lane groups of 16 for 2 rows of short K; and the builds tuned
 // for some contest shapes), and their tables. On NVIDIA both multiply x as
 // 16-bit words by dp2a.
@@ -25,14 +26,17 @@
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 // 16 rows: not on AMD, where a wavefront of 64 holds a step of 8 rows at
 // most in shared memory (kopt_batched_max_rows), so the build would never
@@ -41,6 +45,7 @@
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 // Two column groups a warp for short K and for 16 rows at any K
@@ -49,33 +54,46 @@
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
+#define KOPT_KLANES_COLS 2
+#include "kopt_w4a16_batched_instance.inc"
+// One column a warp for the 16-row shapes tuned so (kopt_batched_cols).
+#define KOPT_KLANES_ROWS 16
+#define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 2
+#define KOPT_KLANES_COLS 1
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 
@@ -262,47 +280,56 @@ constexpr bool kopt_each_entry_has_a_build(const Entry (&table)[Count], const Bu
 }
 
 constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
-    {kopt_klanes_m2_0_g1_build::kParams, kopt_klanes_m2_0_g1_build::call, kopt_klanes_m2_0_g1_build::lay_out},
-    {kopt_klanes_m4_0_g1_build::kParams, kopt_klanes_m4_0_g1_build::call, kopt_klanes_m4_0_g1_build::lay_out},
-    {kopt_klanes_m8_0_g1_build::kParams, kopt_klanes_m8_0_g1_build::call, kopt_klanes_m8_0_g1_build::lay_out},
+    {kopt_klanes_m2_0_g1_c2_build::kParams, kopt_klanes_m2_0_g1_c2_build::call, kopt_klanes_m2_0_g1_c2_build::lay_out},
+    {kopt_klanes_m4_0_g1_c2_build::kParams, kopt_klanes_m4_0_g1_c2_build::call, kopt_klanes_m4_0_g1_c2_build::lay_out},
+    {kopt_klanes_m8_0_g1_c2_build::kParams, kopt_klanes_m8_0_g1_c2_build::call, kopt_klanes_m8_0_g1_c2_build::lay_out},
 #if !defined(KOPT_AMD)
-    {kopt_klanes_m16_0_g1_build::kParams, kopt_klanes_m16_0_g1_build::call, kopt_klanes_m16_0_g1_build::lay_out},
+    {kopt_klanes_m16_0_g1_c2_build::kParams, kopt_klanes_m16_0_g1_c2_build::call, kopt_klanes_m16_0_g1_c2_build::lay_out},
 #endif
-    {kopt_klanes_m2_1_g1_build::kParams, kopt_klanes_m2_1_g1_build::call, kopt_klanes_m2_1_g1_build::lay_out},
-    {kopt_klanes_m4_1_g1_build::kParams, kopt_klanes_m4_1_g1_build::call, kopt_klanes_m4_1_g1_build::lay_out},
-    {kopt_klanes_m8_1_g1_build::kParams, kopt_klanes_m8_1_g1_build::call, kopt_klanes_m8_1_g1_build::lay_out},
+    {kopt_klanes_m2_1_g1_c2_build::kParams, kopt_klanes_m2_1_g1_c2_build::call, kopt_klanes_m2_1_g1_c2_build::lay_out},
+    {kopt_klanes_m4_1_g1_c2_build::kParams, kopt_klanes_m4_1_g1_c2_build::call, kopt_klanes_m4_1_g1_c2_build::lay_out},
+    {kopt_klanes_m8_1_g1_c2_build::kParams, kopt_klanes_m8_1_g1_c2_build::call, kopt_klanes_m8_1_g1_c2_build::lay_out},
 #if !defined(KOPT_AMD)
-    {kopt_klanes_m16_1_g1_build::kParams, kopt_klanes_m16_1_g1_build::call, kopt_klanes_m16_1_g1_build::lay_out},
+    {kopt_klanes_m16_1_g1_c2_build::kParams, kopt_klanes_m16_1_g1_c2_build::call, kopt_klanes_m16_1_g1_c2_build::lay_out},
 #endif
-    {kopt_klanes_m4_0_g2_build::kParams, kopt_klanes_m4_0_g2_build::call, kopt_klanes_m4_0_g2_build::lay_out},
-    {kopt_klanes_m8_0_g2_build::kParams, kopt_klanes_m8_0_g2_build::call, kopt_klanes_m8_0_g2_build::lay_out},
+    {kopt_klanes_m4_0_g2_c2_build::kParams, kopt_klanes_m4_0_g2_c2_build::call, kopt_klanes_m4_0_g2_c2_build::lay_out},
+    {kopt_klanes_m8_0_g2_c2_build::kParams, kopt_klanes_m8_0_g2_c2_build::call, kopt_klanes_m8_0_g2_c2_build::lay_out},
 #if !defined(KOPT_AMD)
-    {kopt_klanes_m16_0_g2_build::kParams, kopt_klanes_m16_0_g2_build::call, kopt_klanes_m16_0_g2_build::lay_out},
+    {kopt_klanes_m16_0_g2_c2_build::kParams, kopt_klanes_m16_0_g2_c2_build::call, kopt_klanes_m16_0_g2_c2_build::lay_out},
+    {kopt_klanes_m16_0_g2_c1_build::kParams, kopt_klanes_m16_0_g2_c1_build::call, kopt_klanes_m16_0_g2_c1_build::lay_out},
 #endif
     {{0, 0}, nullptr, nullptr}};
 
 #if !defined(KOPT_AMD)
-// Each entry of the group table has its build (the packed layout, the
-// bucket's rows, the groups it names); NVIDIA only, where the table applies.
-static_assert(kopt_each_entry_has_a_build(kKoptBatchedGroupsTuned, kKoptBatchedKernels,
+// Each entry of the tuned table has its build (the packed layout, the
+// bucket's rows, the groups and columns it names); NVIDIA only, where the
+// table applies.
+static_assert(kopt_each_entry_has_a_build(kKoptBatchedTuned, kKoptBatchedKernels,
                                           [](const KoptBatchedKernel& k,
-                                             const KoptBatchedGroupsTuned& t) {
+                                             const KoptBatchedTuned& t) {
                                             return k.params.layout == 0 &&
                                                    k.params.rows == t.bucket &&
-                                                   k.params.groups == t.groups;
+                                                   k.params.groups == t.groups &&
+                                                   k.params.cols == t.cols;
                                           }),
-              "a kKoptBatchedGroupsTuned entry has no build");
+              "a kKoptBatchedTuned entry has no build");
 #endif
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp) {
-  const long long groups = kopt_batched_groups(K, N, warp, rows);
+  const long long groups = kopt_batched_groups(K, N, warp, rows),
+                  cols = kopt_batched_cols(K, N, warp, rows);
+  const long long usual_cols = KoptBatchedParams{rows, layout}.cols;
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups)
+    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups &&
+        k->params.cols == cols)
       return k;
-  // Two groups are built for some buckets and layouts only: one serves the rest.
+  // Two groups and one column are built for some buckets and layouts only:
+  // one group of the usual columns serves the rest.
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == 1) return k;
+    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == 1 &&
+        k->params.cols == usual_cols)
+      return k;
   return nullptr;
 }
 

@@ -44,17 +44,30 @@ inline long long kopt_batched_min_rows(long long K) {
   return K > kKoptBatchedLongK ? 2 : kKoptBatchedMinRows;
 }
 
-// The seed's parameters in the library (every bucket): COLS columns per warp,
-// WARPS warps per block (8 of 32 on NVIDIA, 4 of 64 on AMD: 256 threads),
-// DEPTH weight stages in flight, XS 0 and CT 0 (the contract's automatic
-// slices of K and tiles per block), GROUPS column groups a warp works side by
-// side (kopt_batched_groups), OCC blocks per SM (three or four were slower
-// on the H100 with two columns a warp: PERFORMANCE.md, 2026-11-27).
+// The seed's parameters in the library (every bucket): COLS columns per warp
+// (2, or kopt_batched_cols's for the shapes tuned), WARPS warps per block (8
+// of 32 on NVIDIA, 4 of 64 on AMD: 256 threads), DEPTH weight stages in
+// flight, XS 0 and CT 0 (the contract's automatic slices of K and tiles per
+// block), GROUPS column groups a warp works side by side
+// (kopt_batched_groups), OCC blocks per SM (three or four were slower on the
+// H100 with two columns a warp: PERFORMANCE.md, 2026-11-27), SPREAD whether
+// the column blocks may outnumber the blocks' tiles (kopt_batched_spread).
 struct KoptBatchedParams {
   long long rows;    // MR
   long long layout;  // LAYOUT: 0 dot's and gen's packed layout, 1 the canonical arrays
-  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0, groups = 1, occ = 2;
+  long long cols = 2, warps = 8, depth = 2, xs = 0, ct = 0, groups = 1, occ = 2, spread = 0;
 };
+
+// The 16-row bucket spreads its column blocks over the warps' tiles where
+// the blocks' tiles are fewer than OCC blocks an SM (the seed's SPREAD 1):
+// a block's warps then share fewer tiles than they are, and the SMs run
+// about as many dp2a each, not one block here and two there. Measured on an
+// H100 (2026-11-27, PERFORMANCE.md), the seed at 16 rows, two groups:
+// 384x5120 6.79 -> 5.81 us, 512x7168 7.14 -> 6.93, 7168x1024 13.44 ->
+// 13.28, the shapes whose grid it leaves alone flat. Fewer rows lose more
+// to the blocks' own staging of x than the spread saves (8 rows: 5120x256
+// 5.86 -> 6.21, 512x7168 4.85 -> 4.96; 4 rows: 5120x256 5.17 -> 5.54).
+constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 0; }
 
 // Two column groups a warp where a column's chunks of 32 k fit half a warp's
 // lanes (K / 32 <= warp / 2), one otherwise: one group leaves the lanes past
@@ -71,31 +84,48 @@ struct KoptBatchedParams {
 // 218.55, so not there). The library builds two groups in the packed layout
 // (layout 0) only.
 //
-// Some contest shapes take the other count in one row bucket on a warp of
-// 32, where the seed with X16 at GROUPS 1 and 2 was measured apart by more
-// than 2% (H100, 2026-11-27, PERFORMANCE.md; the library's choice
-// otherwise), us:
+// Some contest shapes take other groups or columns a warp in one row bucket
+// on a warp of 32, where the seed with X16 was measured apart by more than
+// 2% (H100, 2026-11-27, PERFORMANCE.md; the library's choice otherwise), us:
 //   8 rows   4608x7168  two groups: 23.60 against 24.99
 //            7168x1536  two groups: 11.75 against 11.99
 //            7168x1024  two groups: 9.52 against 9.72
-//   16 rows  7168x1536  one group: 19.06 against 19.65
-// (The two 7168-K entries come from a later probe at 8 rows of XS, CT,
-// columns, warps, depth and groups on the shapes the library trailed a peer
-// on: only two groups gained, and only there.)
-// (Such a shape's buckets differ in groups; they share one workspace, whose
-// tickets' region is the same size for every group count.)
-struct KoptBatchedGroupsTuned {
-  long long bucket, K, N, groups;
+//   16 rows (two groups, spread; one column a warp against two)
+//            7168x1536  16.43 against 17.43 (one group, two columns, was
+//                       the library's 16.90 in an earlier run)
+//            5120x3584  23.48 against 24.06
+//            1536x6144  15.23 against 15.85
+//            5120x768   9.86 against 10.17
+//            5120x256   7.65 against 7.96
+// (The two 7168-K entries at 8 rows come from a later probe at 8 rows of XS,
+// CT, columns, warps, depth and groups on the shapes the library trailed a
+// peer on: only two groups gained, and only there. One column a warp lost at
+// 16 rows on 384x5120, 512x7168, 3072x5120, 5120x3072 and 4096x7168, and at
+// 8 rows on every shape probed.)
+// (Such a shape's buckets differ in builds; they share one workspace, whose
+// tickets' region is the same size for every build.)
+struct KoptBatchedTuned {
+  long long bucket, K, N, groups, cols;
 };
-constexpr KoptBatchedGroupsTuned kKoptBatchedGroupsTuned[] = {
-    {8, 4608, 7168, 2}, {8, 7168, 1536, 2}, {8, 7168, 1024, 2}, {16, 7168, 1536, 1}};
+constexpr KoptBatchedTuned kKoptBatchedTuned[] = {
+    {8, 4608, 7168, 2, 2},  {8, 7168, 1536, 2, 2},  {8, 7168, 1024, 2, 2}, {16, 7168, 1536, 2, 1},
+    {16, 5120, 3584, 2, 1}, {16, 1536, 6144, 2, 1}, {16, 5120, 768, 2, 1}, {16, 5120, 256, 2, 1}};
+// The tuned entry of M rows of K x N on this warp size; nullptr for none.
+inline const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long long warp,
+                                                  long long rows) {
+  if (warp != 32) return nullptr;
+  const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
+  for (const KoptBatchedTuned& t : kKoptBatchedTuned)
+    if (t.bucket == bucket && t.K == K && t.N == N) return &t;
+  return nullptr;
+}
 inline long long kopt_batched_groups(long long K, long long N, long long warp, long long rows) {
-  if (warp == 32) {
-    const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
-    for (const KoptBatchedGroupsTuned& t : kKoptBatchedGroupsTuned)
-      if (t.bucket == bucket && t.K == K && t.N == N) return t.groups;
-  }
+  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->groups;
   return K / 32 <= warp / 2 || rows > 8 ? 2 : 1;
+}
+inline long long kopt_batched_cols(long long K, long long N, long long warp, long long rows) {
+  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->cols;
+  return KoptBatchedParams{rows, 0}.cols;
 }
 
 struct KoptBatchedLaunch {
@@ -129,7 +159,8 @@ inline long long kopt_batched_max_rows(long long K, long long G, long long warp)
 inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long long M, long long K,
                                              long long N, long long warp, long long sms) {
   const long long steps = kopt_cdiv(K / 32, warp / p.groups),
-                  tiles = kopt_cdiv(N, p.warps * p.cols * p.groups);
+                  tiles = kopt_cdiv(N, p.warps * p.cols * p.groups),
+                  column_blocks = p.spread ? kopt_cdiv(N, p.cols * p.groups) : tiles;
   const long long most_steps = kopt_max(1, kopt_min(8, 40960 / kopt_batched_step_bytes(p, warp)));
   // XS 0: as few slices as shared memory and OCC blocks per SM allow, unless
   // their short last slice would leave more than an eighth of their steps
@@ -141,13 +172,14 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
                            : 8 * (held - steps) <= held ? kopt_cdiv(steps, per)
                                                         : steps;
   KoptBatchedLaunch l;
-  l.grid_x = p.ct > 0 ? kopt_cdiv(tiles, p.ct) : kopt_min(tiles, kopt_max(1, p.occ * sms / slices));
+  l.grid_x = p.ct > 0 ? kopt_cdiv(tiles, p.ct)
+                      : kopt_min(column_blocks, kopt_max(1, p.occ * sms / slices));
   l.grid_y = slices;
   l.block = p.warps * warp;
   l.shared_bytes = kopt_batched_step_bytes(p, warp) * kopt_cdiv(steps, slices);
-  // The tickets' region is sized for one group whatever p.groups is (the
-  // seed's layout), so builds of other group counts share a workspace.
-  l.workspace_bytes = kopt_cdiv(kopt_cdiv(N, p.warps * p.cols), 64) * 64 * 4 + slices * M * N * 4;
+  // The tickets' region holds one a column whatever the build (the seed's
+  // layout), so builds of other knobs share a workspace.
+  l.workspace_bytes = kopt_cdiv(N, 64) * 64 * 4 + slices * M * N * 4;
   return l;
 }
 

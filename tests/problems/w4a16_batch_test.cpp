@@ -196,7 +196,9 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   for (int64_t rows : kKoptBatchedBuckets)
     for (int64_t layout : {0, 1})
       for (int64_t groups : {1, 2})
-        for (int64_t occ : {2, 3})  // the library's, and another
+        // (OCC, COLS, SPREAD): the library's builds, and another OCC.
+        for (const auto& [occ, cols, spread] :
+             std::vector<std::array<int64_t, 3>>{{2, 2, 0}, {3, 2, 0}, {2, 2, 1}, {2, 1, 1}})
           for (const DeviceLimits limits :
                {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
             for (const auto& [K, N, G, M] : shapes) {
@@ -205,6 +207,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
               p.warps = 256 / limits.warp;  // as the library builds it for each vendor
               p.groups = groups;
               p.occ = occ;
+              p.cols = cols;
+              p.spread = spread;
               Candidate c;
               ASSERT_TRUE(parse_candidate(klanes->source,
                                           {{"MR", p.rows},
@@ -215,7 +219,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
                                            {"XS", p.xs},
                                            {"CT", p.ct},
                                            {"GROUPS", p.groups},
-                                           {"OCC", p.occ}},
+                                           {"OCC", p.occ},
+                                           {"SPREAD", p.spread}},
                                           &c)
                               .ok());
               LaunchPlan plan;
@@ -227,7 +232,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
               expect_plan_is(plan, l,
                              std::to_string(K) + "x" + std::to_string(N) + "/g" +
                                  std::to_string(G) + " M " + std::to_string(M) + " OCC " +
-                                 std::to_string(occ));
+                                 std::to_string(occ) + " COLS " + std::to_string(cols) +
+                                 " SPREAD " + std::to_string(spread));
               // The workspace the library allocates once (for the largest
               // bucket the device serves) holds every smaller call's.
               const long long most = kopt_batched_max_rows(K, G, limits.warp);
@@ -242,7 +248,7 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
                             .workspace_bytes);
               ++checked;
             }
-  EXPECT_GT(checked, 80);
+  EXPECT_GT(checked, 160);
   // Two column groups where a column's chunks fit half a warp, and past 8
   // rows at any K.
   EXPECT_EQ(kopt_batched_groups(384, 5120, 32, 8), 2);
@@ -257,13 +263,25 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 5), 2);
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 4), 1);
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 64, 8), 1);
-  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 16), 1);
-  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 13), 1);
-  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 8), 2);  // the 8-row bucket: two groups
+  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 16), 2);
+  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 13), 2);
+  EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 8), 2);
   EXPECT_EQ(kopt_batched_groups(7168, 1536, 32, 4), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 1024, 32, 6), 2);
   EXPECT_EQ(kopt_batched_groups(7168, 1024, 64, 8), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 9216, 32, 16), 2);
+  // Two columns a warp but where tuned: one for some shapes' 16-row bucket.
+  EXPECT_EQ(kopt_batched_cols(7168, 1536, 32, 16), 1);
+  EXPECT_EQ(kopt_batched_cols(7168, 1536, 32, 9), 1);
+  EXPECT_EQ(kopt_batched_cols(7168, 1536, 32, 8), 2);
+  EXPECT_EQ(kopt_batched_cols(7168, 1536, 64, 8), 2);
+  EXPECT_EQ(kopt_batched_cols(5120, 256, 32, 16), 1);
+  EXPECT_EQ(kopt_batched_cols(5120, 3072, 32, 16), 2);
+  EXPECT_EQ(kopt_batched_cols(7168, 9216, 32, 16), 2);
+  // Only the 16-row bucket spreads its column blocks.
+  EXPECT_EQ(kopt_batched_spread(16), 1);
+  EXPECT_EQ(kopt_batched_spread(8), 0);
+  EXPECT_EQ(kopt_batched_spread(2), 0);
   // A wavefront of 64 holds 8 rows of a step in shared memory, not 16.
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 32), 16);
   EXPECT_EQ(kopt_batched_max_rows(7168, 64, 64), 8);
@@ -271,30 +289,38 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
 }
 
 // One workspace serves every bucket of a shape though the library's builds
-// differ in column groups (two past 8 rows, one below at long K;
-// kopt_batched_workspace_bytes allocates the most any takes): the tickets'
-// region at its start is the same size for every bucket and group count, so
-// no build's partial sums land on another's tickets.
-TEST(W4a16BatchTest, BucketsOfOtherColumnGroupsShareTheTicketsRegion) {
+// differ in column groups, columns and spread (kopt_batched_workspace_bytes
+// allocates the most any takes): the tickets' region at its start is the
+// same size for every build, and holds a ticket for each column block of
+// any of them, so no build's partial sums land on another's tickets.
+TEST(W4a16BatchTest, BuildsOfOtherKnobsShareTheTicketsRegion) {
   int checked = 0;
   for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{
            {7168, 9216}, {5120, 256}, {384, 5120}, {2016, 777}, {4608, 7168}, {3072, 5120}})
     for (const int64_t warp : {32, 64}) {
       long long tickets = -1;
       for (int64_t rows : kKoptBatchedBuckets)
-        for (int64_t groups : {1, 2}) {
-          KoptBatchedParams p{rows, 0};
-          p.warps = 256 / warp;
-          p.groups = groups;
-          if (!kopt_batched_supported(p, K, 64, warp)) continue;
-          const KoptBatchedLaunch l = kopt_batched_launch(p, rows, K, N, warp, 132);
-          const long long mine = l.workspace_bytes - l.grid_y * rows * N * 4;
-          if (tickets < 0) tickets = mine;
-          EXPECT_EQ(mine, tickets) << K << "x" << N << " rows " << rows << " groups " << groups;
-          ++checked;
-        }
+        for (int64_t groups : {1, 2})
+          for (int64_t cols : {1, 2})
+            for (int64_t spread : {0, 1}) {
+              KoptBatchedParams p{rows, 0};
+              p.warps = 256 / warp;
+              p.groups = groups;
+              p.cols = cols;
+              p.spread = spread;
+              if (!kopt_batched_supported(p, K, 64, warp)) continue;
+              const KoptBatchedLaunch l = kopt_batched_launch(p, rows, K, N, warp, 132);
+              const long long mine = l.workspace_bytes - l.grid_y * rows * N * 4;
+              if (tickets < 0) tickets = mine;
+              EXPECT_EQ(mine, tickets) << K << "x" << N << " rows " << rows << " groups " << groups
+                                       << " cols " << cols << " spread " << spread;
+              EXPECT_LE(l.grid_x * 4, mine) << K << "x" << N << " rows " << rows;
+              ++checked;
+            }
     }
-  EXPECT_EQ(checked, 90);  // 96 less 16 rows of one group on a wavefront of 64 (past shared memory)
+  // 96 (shapes, warp sizes, buckets, groups) less 16 rows of one group on a
+  // wavefront of 64 (past shared memory), each with four (cols, spread).
+  EXPECT_EQ(checked, 90 * 4);
 }
 
 // The register path (xrows, 2 to 4 rows) too: the library's rules and launch

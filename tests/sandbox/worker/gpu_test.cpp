@@ -132,6 +132,23 @@ TEST_F(GpuTest, KlanesSliceSumsVerify) {
             9);
 }
 
+// Column blocks spread over the warps' tiles (SPREAD 1): more blocks than
+// tiles of a block's columns where those are fewer than the SMs' blocks, so
+// warps past a block's share idle; with slices of K (5120x256), one column
+// a warp, and odd N (a warp's last tile part columns past N).
+TEST_F(GpuTest, KlanesSpreadColumnBlocksVerify) {
+  EXPECT_EQ(expect_verifies(
+                batch_seed("klanes"),
+                {w4a16_batch::shape(16, 384, 5120, 64), w4a16_batch::shape(8, 5120, 256, 64),
+                 w4a16_batch::shape(13, 7168, 1000, 128), w4a16_batch::shape(5, 512, 777, 32)},
+                {
+                    {{"MR", 16}, {"X16", 1}, {"GROUPS", 2}, {"SPREAD", 1}},
+                    {{"MR", 8}, {"X16", 1}, {"SPREAD", 1}},
+                    {{"MR", 16}, {"X16", 1}, {"GROUPS", 2}, {"COLS", 1}, {"SPREAD", 1}},
+                }),
+            10);
+}
+
 // The register path (xrows) with x as 16-bit words multiplied by dp2a (X16):
 // K from one warp's chunks to ten warps', N not a multiple of a tile, G of
 // 32, 64 and 128, M below and at the row capacity, lane groups of 16.
