@@ -91,8 +91,8 @@ constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 
 //            7168x1536  two groups: 11.75 against 11.99
 //            7168x1024  two groups: 9.52 against 9.72
 //   16 rows (two groups, spread; one column a warp against two)
-//            7168x1536  16.43 against 17.43 (one group, two columns, was
-//                       the library's 16.90 in an earlier run)
+//            7168x1536  16.43 against 17.43 (the library's one group of
+//                       two columns before it: 16.90 -> 16.25 in one run)
 //            5120x3584  23.48 against 24.06
 //            1536x6144  15.23 against 15.85
 //            5120x768   9.86 against 10.17
