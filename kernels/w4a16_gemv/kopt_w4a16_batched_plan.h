@@ -81,8 +81,12 @@ constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 
 // reads of x are as much as the dp2a pipe's work (H100, 2026-11-27,
 // PERFORMANCE.md: the seed's contest sum at 16 rows 349.63 -> 335.29 us, 9 of
 // 14 shapes faster, 7168x1536 the worst loss at 3%; at 8 rows 207.79 ->
-// 218.55, so not there). The library builds two groups in the packed layout
-// (layout 0) only.
+// 218.55, so not there). Except where a column's chunks fill one warp's
+// lanes but not half of them (warp / 2 < K / 32 <= warp): one group covers
+// K in one step, two in two with as many lanes idle and a second slice of K
+// to add (H100, 2026-11-27, PERFORMANCE.md: 16 rows of 640x5120, never
+// used in development, 9.27 us at one group against 11.53 at two).
+// The library builds two groups in the packed layout (layout 0) only.
 //
 // Some contest shapes take other groups or columns a warp in one row bucket
 // on a warp of 32, where the seed with X16 was measured apart by more than
@@ -121,7 +125,7 @@ inline const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long
 }
 inline long long kopt_batched_groups(long long K, long long N, long long warp, long long rows) {
   if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->groups;
-  return K / 32 <= warp / 2 || rows > 8 ? 2 : 1;
+  return K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;
 }
 inline long long kopt_batched_cols(long long K, long long N, long long warp, long long rows) {
   if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->cols;

@@ -250,14 +250,18 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
             }
   EXPECT_GT(checked, 160);
   // Two column groups where a column's chunks fit half a warp, and past 8
-  // rows at any K.
+  // rows at any K but where they fill one warp and not half of it.
   EXPECT_EQ(kopt_batched_groups(384, 5120, 32, 8), 2);
   EXPECT_EQ(kopt_batched_groups(512, 5120, 32, 4), 2);
   EXPECT_EQ(kopt_batched_groups(544, 5120, 32, 8), 1);
   EXPECT_EQ(kopt_batched_groups(1024, 5120, 64, 5), 2);
   EXPECT_EQ(kopt_batched_groups(7168, 5120, 32, 8), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 5120, 32, 9), 2);
-  EXPECT_EQ(kopt_batched_groups(544, 5120, 32, 16), 2);
+  EXPECT_EQ(kopt_batched_groups(544, 5120, 32, 16), 1);
+  EXPECT_EQ(kopt_batched_groups(640, 5120, 32, 16), 1);
+  EXPECT_EQ(kopt_batched_groups(1024, 5120, 32, 16), 1);
+  EXPECT_EQ(kopt_batched_groups(1056, 5120, 32, 16), 2);
+  EXPECT_EQ(kopt_batched_groups(512, 5120, 32, 16), 2);
   // The contest shapes tuned against the rule, on a warp of 32 only.
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 8), 2);
   EXPECT_EQ(kopt_batched_groups(4608, 7168, 32, 5), 2);
