@@ -26,17 +26,14 @@
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 // 16 rows: not on AMD, where a wavefront of 64 holds a step of 8 rows at
 // most in shared memory (kopt_batched_max_rows), so the build would never
@@ -45,7 +42,6 @@
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 // Two column groups a warp for short K and for 16 rows at any K
@@ -54,18 +50,15 @@
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 // One column a warp for the 16-row shapes tuned so (kopt_batched_cols).
 #define KOPT_KLANES_ROWS 16
@@ -77,23 +70,19 @@
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 4
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #if !defined(KOPT_AMD)
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
-#define KOPT_KLANES_COLS 2
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 
