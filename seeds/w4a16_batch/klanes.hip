@@ -128,6 +128,29 @@ struct KlanesStage {
   __half s[COLS], o[COLS];  // LAYOUT 1
 };
 
+// Word `part` (weights 8 * part .. 8 * part + 7) of a column's 16 bytes.
+KOPT_INLINE kopt_u32 klanes_word(const uint4& q, int part) {
+  return part == 0 ? q.x : part == 1 ? q.y : part == 2 ? q.z : q.w;
+}
+
+// A stage's scale and offset of each column, as floats.
+KOPT_INLINE void klanes_scale_offset(const KlanesStage& st, float* scale, float* offset) {
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) {
+    const float2 so = LAYOUT == 0 ? __half22float2(st.so[j]) : make_float2(__half2float(st.s[j]), __half2float(st.o[j]));
+    scale[j] = so.x;
+    offset[j] = so.y;
+  }
+}
+
+// X16: `in` plus one part's dot of x (xp: (X0, X2), (X4, X6), (X1, X3),
+// (X5, X7)) with eight weights (their even and odd k as bytes), by dp2a.
+KOPT_INLINE int klanes_dot2(const uint4& xp, kopt_u32 even, kopt_u32 odd, int in) {
+  return kopt_dot2_s16u8_hi((int)xp.w, odd,
+                            kopt_dot2_s16u8_lo((int)xp.z, odd,
+                                               kopt_dot2_s16u8_hi((int)xp.y, even, kopt_dot2_s16u8_lo((int)xp.x, even, in))));
+}
+
 // a or b by a mask of bits: written as a select of two array elements, the
 // compiler turns it into a load from a selected address, which keeps the
 // array in scratch on gfx906.
@@ -303,6 +326,43 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // the row's fixed-point x (an int32 dot per chunk, exact), then
   // y += s * dot * u + o * sum(x), u the chunk's unit of fixed point.
   auto consume = [&](const KlanesStage& cur, int s) {
+    // With X16 and 32 sums a lane or more, row by row: every part's masked
+    // weights held, one row's dots at a time, which the registers hold
+    // without spilling (every row's dots at once spilled 48 bytes at 16 rows
+    // and two columns). Measured on an H100 (2026-11-27, PERFORMANCE.md),
+    // the seed at 16 rows, two groups, spread: 7168x9216 61.81 -> 60.45 us,
+    // 5120x3072 20.30 -> 19.77, 512x7168 6.92 -> 6.68, none slower by more
+    // than 0.04; at 8 rows, or one column, flat either way, so not there.
+    constexpr bool ROW_BY_ROW = X16 && MR * COLS >= 32;
+    if constexpr (ROW_BY_ROW) {
+      kopt_u32 even[4][COLS], odd[4][COLS];
+#pragma unroll
+      for (int part = 0; part < 4; ++part)
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) {
+          const kopt_u32 v = klanes_word(cur.q[j], part);
+          even[part][j] = v & 0x0F0F0F0Fu;
+          odd[part][j] = (v >> 4) & 0x0F0F0F0Fu;
+        }
+      float sc[COLS], of[COLS];
+      klanes_scale_offset(cur, sc, of);
+      const uint4* x_row = x_pieces + s * MR * 4 * L + kl;
+      const float2* x_scale = x_scales + s * MR * L + kl;
+#pragma unroll
+      for (int r = 0; r < MR; ++r) {
+        int dot[COLS];
+#pragma unroll
+        for (int part = 0; part < 4; ++part) {
+          const uint4 xp = x_row[(r * 4 + part) * L];
+#pragma unroll
+          for (int j = 0; j < COLS; ++j) dot[j] = klanes_dot2(xp, even[part][j], odd[part][j], part == 0 ? 0 : dot[j]);
+        }
+        const float2 xs = x_scale[r * L];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) acc[r][j] = fmaf(sc[j], (float)dot[j] * xs.x, fmaf(of[j], xs.y, acc[r][j]));
+      }
+      return;
+    }
     // Up to 16 sums a lane, the high and low planes' dots run on through the
     // chunk's four parts (dp4a's own accumulator) and meet once (|high| and
     // |low| <= 128 * 15 * 32, far inside int32): one integer op a part less.
@@ -316,7 +376,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       kopt_u32 even[COLS], odd[COLS];
 #pragma unroll
       for (int j = 0; j < COLS; ++j) {
-        const kopt_u32 v = part == 0 ? cur.q[j].x : part == 1 ? cur.q[j].y : part == 2 ? cur.q[j].z : cur.q[j].w;
+        const kopt_u32 v = klanes_word(cur.q[j], part);
         even[j] = v & 0x0F0F0F0Fu;
         odd[j] = (v >> 4) & 0x0F0F0F0Fu;
       }
@@ -327,11 +387,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
 #pragma unroll
         for (int j = 0; j < COLS; ++j) {
           if (X16) {
-            const int in = part == 0 ? 0 : dot[r][j];
-            dot[r][j] = kopt_dot2_s16u8_hi((int)xp.w, odd[j],
-                                           kopt_dot2_s16u8_lo((int)xp.z, odd[j],
-                                                              kopt_dot2_s16u8_hi((int)xp.y, even[j],
-                                                                                 kopt_dot2_s16u8_lo((int)xp.x, even[j], in))));
+            dot[r][j] = klanes_dot2(xp, even[j], odd[j], part == 0 ? 0 : dot[r][j]);
             continue;
           }
           const bool carry = CHAIN && part > 0;
@@ -344,12 +400,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       }
     }
     float sc[COLS], of[COLS];
-#pragma unroll
-    for (int j = 0; j < COLS; ++j) {
-      const float2 so = LAYOUT == 0 ? __half22float2(cur.so[j]) : make_float2(__half2float(cur.s[j]), __half2float(cur.o[j]));
-      sc[j] = so.x;
-      of[j] = so.y;
-    }
+    klanes_scale_offset(cur, sc, of);
     const float2* x_scale = x_scales + s * MR * L + kl;
 #pragma unroll
     for (int r = 0; r < MR; ++r) {

@@ -104,15 +104,17 @@ TEST_F(GpuTest, KlanesLaneGroupsVerify) {
 }
 
 // x as 16-bit words multiplied by dp2a (X16) at every row capacity, in both
-// weight layouts, with column groups and slices of K.
+// weight layouts, with column groups and slices of K; row by row where a
+// lane holds 32 sums or more (16 rows of two columns, 8 rows of four).
 TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
   EXPECT_EQ(expect_klanes_verifies({
                 {{"MR", 16}, {"X16", 1}},
                 {{"MR", 8}, {"X16", 1}, {"GROUPS", 2}},
                 {{"MR", 4}, {"X16", 1}, {"LAYOUT", 1}, {"XS", 1}},
                 {{"MR", 2}, {"X16", 1}, {"COLS", 1}, {"WARPS", 4}},
+                {{"MR", 8}, {"X16", 1}, {"COLS", 4}, {"LAYOUT", 1}},
             }),
-            9);
+            12);
 }
 
 // The sums of the slices of K: more slices than the last block reads at
