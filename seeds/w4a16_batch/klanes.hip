@@ -128,9 +128,18 @@ struct KlanesStage {
   __half s[COLS], o[COLS];  // LAYOUT 1
 };
 
-// Word `part` (weights 8 * part .. 8 * part + 7) of a column's 16 bytes.
-KOPT_INLINE kopt_u32 klanes_word(const uint4& q, int part) {
-  return part == 0 ? q.x : part == 1 ? q.y : part == 2 ? q.z : q.w;
+// Word `part` (weights 8 * part .. 8 * part + 7) of a column's 16 bytes,
+// its nibbles masked into bytes: the even k, the odd k.
+KOPT_INLINE void klanes_nibbles(const uint4& q, int part, kopt_u32& even, kopt_u32& odd) {
+  const kopt_u32 v = part == 0 ? q.x : part == 1 ? q.y : part == 2 ? q.z : q.w;
+  even = v & 0x0F0F0F0Fu;
+  odd = (v >> 4) & 0x0F0F0F0Fu;
+}
+
+// A chunk's dot of one row and column into its sum: s * dot * u + o *
+// sum(x), xs = (u, sum(x)) the chunk's unit of fixed point and sum.
+KOPT_INLINE float klanes_add_chunk(float acc, float scale, float offset, int dot, float2 xs) {
+  return fmaf(scale, (float)dot * xs.x, fmaf(offset, xs.y, acc));
 }
 
 // A stage's scale and offset of each column, as floats.
@@ -339,11 +348,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
 #pragma unroll
       for (int part = 0; part < 4; ++part)
 #pragma unroll
-        for (int j = 0; j < COLS; ++j) {
-          const kopt_u32 v = klanes_word(cur.q[j], part);
-          even[part][j] = v & 0x0F0F0F0Fu;
-          odd[part][j] = (v >> 4) & 0x0F0F0F0Fu;
-        }
+        for (int j = 0; j < COLS; ++j) klanes_nibbles(cur.q[j], part, even[part][j], odd[part][j]);
       float sc[COLS], of[COLS];
       klanes_scale_offset(cur, sc, of);
       const uint4* x_row = x_pieces + s * MR * 4 * L + kl;
@@ -359,7 +364,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
         }
         const float2 xs = x_scale[r * L];
 #pragma unroll
-        for (int j = 0; j < COLS; ++j) acc[r][j] = fmaf(sc[j], (float)dot[j] * xs.x, fmaf(of[j], xs.y, acc[r][j]));
+        for (int j = 0; j < COLS; ++j) acc[r][j] = klanes_add_chunk(acc[r][j], sc[j], of[j], dot[j], xs);
       }
       return;
     }
@@ -375,11 +380,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     for (int part = 0; part < 4; ++part) {
       kopt_u32 even[COLS], odd[COLS];
 #pragma unroll
-      for (int j = 0; j < COLS; ++j) {
-        const kopt_u32 v = klanes_word(cur.q[j], part);
-        even[j] = v & 0x0F0F0F0Fu;
-        odd[j] = (v >> 4) & 0x0F0F0F0Fu;
-      }
+      for (int j = 0; j < COLS; ++j) klanes_nibbles(cur.q[j], part, even[j], odd[j]);
       const uint4* x_part = x_pieces + (s * MR * 4 + part) * L + kl;
 #pragma unroll
       for (int r = 0; r < MR; ++r) {
@@ -408,7 +409,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
 #pragma unroll
       for (int j = 0; j < COLS; ++j) {
         const int d = CHAIN ? high[r][j] * 256 + low[r][j] : dot[r][j];
-        acc[r][j] = fmaf(sc[j], (float)d * xs.x, fmaf(of[j], xs.y, acc[r][j]));
+        acc[r][j] = klanes_add_chunk(acc[r][j], sc[j], of[j], d, xs);
       }
     }
   };
