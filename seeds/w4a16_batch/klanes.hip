@@ -286,36 +286,6 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     }
   };
 
-  // A staging item's 32 values of x (one row, one chunk of the slice); zeros
-  // past M and K.
-  const int items = MR * nsteps * L;
-  auto x_item_load = [&](int item, uint4 (&h)[4]) {
-    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * L + c;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) h[i] = make_uint4(0u, 0u, 0u, 0u);
-    if (item < items && r < M && gc < chunks) {
-      const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)gc * 32);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) h[i] = from[i];
-    }
-  };
-  // A thread's first two staging items (every item of the library's builds:
-  // 256 threads, and a slice's 40960 bytes hold at most 512 items of a power
-  // of two) are requested before the weight stages where the block's warps
-  // walk two units or more: x is what the block waits for first. Where a
-  // warp walks one unit at most, its one stage of weights is, and goes
-  // first. Measured on an H100 (2026-11-28, PERFORMANCE.md), the seed as the
-  // library builds it: 16 rows of 7168x9216 59.84 -> 57.72 us, 4608x7168
-  // 37.49 -> 36.26, 8 rows of 7168x9216 39.77 -> 38.34; x first where a warp
-  // walks one unit, 16 rows of 384x5120 5.84 -> 6.24.
-  const bool x_first = (w_end - w_begin + WARPS - 1) / WARPS * nsteps > 1;
-  constexpr int EARLY = 2;
-  uint4 h_early[EARLY][4];
-  auto x_early_load = [&] {
-#pragma unroll
-    for (int e = 0; e < EARLY; ++e) x_item_load(threadIdx.x + e * WARPS * W, h_early[e]);
-  };
-  if (x_first) x_early_load();
   KlanesStage st[DEPTH];
   KlanesCursor loading = {0, 0, g_first, rest_first};
 #pragma unroll
@@ -324,11 +294,10 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       load(st[d], loading);
       advance(loading);
     }
-  if (!x_first) x_early_load();
 
-  // The slice's x, all rows, staged once in fixed point, one thread per row
-  // and chunk. Rows past M are zeros: every row is computed, no branch. Laid
-  // out [step][row]
+  // The slice's x, all rows, staged once in fixed point (the weight stages
+  // above are in flight meanwhile), one thread per row and chunk. Rows past
+  // M are zeros: every row is computed, no branch. Laid out [step][row]
   // [piece][lane]: the lanes' 16-byte reads of a piece are consecutive (no
   // bank conflicts), and every read of a stage is one per-stage address plus
   // a constant offset. (Rows a runtime stride apart and pieces swizzled by
@@ -337,15 +306,14 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   // 162.58 -> 155.44 on the H100's contest sums.)
   uint4* x_pieces = klanes_x;                                                  // [per][MR][4][L]
   float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * L * 4);  // [per][MR][L]
-  for (int item = threadIdx.x, round = 0; item < items; item += WARPS * W, ++round) {
-    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps;
-    uint4 h[4];
-    if (round >= EARLY) x_item_load(item, h);
+  for (int item = threadIdx.x; item < MR * nsteps * L; item += WARPS * W) {
+    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * L + c;
+    uint4 h[4] = {};
+    if (r < M && gc < chunks) {
+      const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)gc * 32);
 #pragma unroll
-    for (int e = 0; e < EARLY; ++e)
-      if (round == e)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) h[i] = h_early[e][i];
+      for (int i = 0; i < 4; ++i) h[i] = from[i];
+    }
     uint4 pieces[4];
     float scale, sum;
     klanes_fixed_chunk(h, pieces, &scale, &sum);
