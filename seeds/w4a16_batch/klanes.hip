@@ -286,6 +286,33 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     }
   };
 
+  // A staging item's 32 values of x (one row, one chunk of the slice); zeros
+  // past M and K.
+  auto x_item_load = [&](int item, uint4 (&h)[4]) {
+    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * L + c;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) h[i] = make_uint4(0u, 0u, 0u, 0u);
+    if (item < MR * nsteps * L && r < M && gc < chunks) {
+      const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)gc * 32);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) h[i] = from[i];
+    }
+  };
+  // At 16 rows a thread's first two staging items (all of them: 256
+  // threads, and a slice's 40960 bytes hold 512 items at most) are requested
+  // before the weight stages, as x is what the block waits for first.
+  // Measured on an H100 (2026-11-28, PERFORMANCE.md), the library against
+  // the same builds without: 16 rows 299.88 -> 295.13 us summed over the
+  // contest shapes (7168x9216 60.33 -> 58.67), no shape slower by more than
+  // 0.15. Not at 8 and 4 rows, where the sums were flat (196.63 against
+  // 197.17, 138.00 against 138.03) and the short and mid-size shapes slower
+  // (8 rows of 5120x3072 13.59 -> 13.90, 4 rows of 384x5120 3.75 -> 3.81),
+  // nor where the weight stream is deeper than four stages, whose registers
+  // leave no room to hold them (gfx906 scratch).
+  constexpr int EARLY = MR >= 16 && DEPTH <= 4 ? 2 : 0;
+  uint4 h_early[EARLY > 0 ? EARLY : 1][4];
+#pragma unroll
+  for (int e = 0; e < EARLY; ++e) x_item_load(threadIdx.x + e * WARPS * W, h_early[e]);
   KlanesStage st[DEPTH];
   KlanesCursor loading = {0, 0, g_first, rest_first};
 #pragma unroll
@@ -295,25 +322,25 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       advance(loading);
     }
 
-  // The slice's x, all rows, staged once in fixed point (the weight stages
-  // above are in flight meanwhile), one thread per row and chunk. Rows past
-  // M are zeros: every row is computed, no branch. Laid out [step][row]
-  // [piece][lane]: the lanes' 16-byte reads of a piece are consecutive (no
-  // bank conflicts), and every read of a stage is one per-stage address plus
-  // a constant offset. (Rows a runtime stride apart and pieces swizzled by
-  // lane cost about ten integer ops of addressing a row beside its 32 dp4a;
-  // laid out so: M = 8 227.68 -> 214.95 us, M = 16 395.35 -> 371.29, M = 4
-  // 162.58 -> 155.44 on the H100's contest sums.)
+  // The slice's x, all rows, staged once in fixed point, one thread per row
+  // and chunk. Rows past M are zeros: every row is computed, no branch. Laid
+  // out [step][row][piece][lane]: the lanes' 16-byte reads of a piece are
+  // consecutive (no bank conflicts), and every read of a stage is one
+  // per-stage address plus a constant offset. (Rows a runtime stride apart
+  // and pieces swizzled by lane cost about ten integer ops of addressing a
+  // row beside its 32 dp4a; laid out so: M = 8 227.68 -> 214.95 us, M = 16
+  // 395.35 -> 371.29, M = 4 162.58 -> 155.44 on the H100's contest sums.)
   uint4* x_pieces = klanes_x;                                                  // [per][MR][4][L]
   float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * L * 4);  // [per][MR][L]
-  for (int item = threadIdx.x; item < MR * nsteps * L; item += WARPS * W) {
-    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * L + c;
-    uint4 h[4] = {};
-    if (r < M && gc < chunks) {
-      const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)gc * 32);
+  for (int item = threadIdx.x, round = 0; item < MR * nsteps * L; item += WARPS * W, ++round) {
+    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps;
+    uint4 h[4];
+    if (round >= EARLY) x_item_load(item, h);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) h[i] = from[i];
-    }
+    for (int e = 0; e < EARLY; ++e)
+      if (round == e)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) h[i] = h_early[e][i];
     uint4 pieces[4];
     float scale, sum;
     klanes_fixed_chunk(h, pieces, &scale, &sum);
