@@ -286,10 +286,19 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
     }
   };
 
-  // A staging item's 32 values of x (one row, one chunk of the slice); zeros
-  // past M and K.
+  // A staging item is one row's chunk of the slice: its lane c of a step,
+  // its row r and its step s.
+  struct KlanesXItem {
+    int c, r, s;
+  };
+  auto x_item_at = [&](int item) {
+    const int rs = item / L;
+    return KlanesXItem{item % L, rs / nsteps, rs % nsteps};
+  };
+  // A staging item's 32 values of x; zeros past M and K.
   auto x_item_load = [&](int item, uint4 (&h)[4]) {
-    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps, gc = (s_begin + s) * L + c;
+    const auto [c, r, s] = x_item_at(item);
+    const int gc = (s_begin + s) * L + c;
 #pragma unroll
     for (int i = 0; i < 4; ++i) h[i] = make_uint4(0u, 0u, 0u, 0u);
     if (item < MR * nsteps * L && r < M && gc < chunks) {
@@ -333,7 +342,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
   uint4* x_pieces = klanes_x;                                                  // [per][MR][4][L]
   float2* x_scales = reinterpret_cast<float2*>(klanes_x + MR * per * L * 4);  // [per][MR][L]
   for (int item = threadIdx.x, round = 0; item < MR * nsteps * L; item += WARPS * W, ++round) {
-    const int c = item % L, rs = item / L, r = rs / nsteps, s = rs % nsteps;
+    const auto [c, r, s] = x_item_at(item);
     uint4 h[4];
     if (round >= EARLY) x_item_load(item, h);
 #pragma unroll
