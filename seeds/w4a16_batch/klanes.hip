@@ -307,21 +307,29 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       for (int i = 0; i < 4; ++i) h[i] = from[i];
     }
   };
-  // At 16 rows a thread's first two staging items (all of them: 256
-  // threads, and a slice's 40960 bytes hold 512 items at most) are requested
-  // before the weight stages, as x is what the block waits for first.
-  // Measured on an H100 (2026-11-28, PERFORMANCE.md), the library against
-  // the same builds without: 16 rows 299.88 -> 295.13 us summed over the
-  // contest shapes (7168x9216 60.33 -> 58.67), no shape slower by more than
-  // 0.15. Not at 8 and 4 rows, where the sums were flat (196.63 against
-  // 197.17, 138.00 against 138.03) and the short and mid-size shapes slower
-  // (8 rows of 5120x3072 13.59 -> 13.90, 4 rows of 384x5120 3.75 -> 3.81),
-  // nor where the weight stream is deeper than four stages, whose registers
-  // leave no room to hold them (gfx906 scratch).
-  constexpr int EARLY = MR >= 16 && DEPTH <= 4 ? 2 : 0;
+  // From 8 rows a thread's first two staging items of x are requested
+  // together, before either is staged (staged one by one, the second waits a
+  // round trip of its own). At 16 rows they are requested before the weight
+  // stages, as x is what the block waits for first (there they are all of a
+  // thread's items: 256 threads, and a slice's 40960 bytes hold 512 items at
+  // most); at 8 rows right after them. Measured on an H100 (2026-11-28,
+  // PERFORMANCE.md), the library's contest sums against the same builds
+  // without: 16 rows, x first, 299.88 -> 295.13 us (7168x9216 60.33 ->
+  // 58.67; x after the weights 297.85 against x first's 295.98 in a later
+  // run); 8 rows, x after the weights, 196.46 -> 194.18 (7168x9216 39.33 ->
+  // 37.69, 4608x7168 22.01 -> 21.22, no shape slower by more than 0.22),
+  // where x first left the sum flat (196.63 against 197.17). Not at 4 rows
+  // and fewer, flat there (137.82 -> 138.03), nor where the weight stream is
+  // deeper than four stages, whose registers leave no room to hold them
+  // (gfx906 scratch).
+  constexpr int EARLY = MR >= 8 && DEPTH <= 4 ? 2 : 0;
+  constexpr bool X_FIRST = MR >= 16;
   uint4 h_early[EARLY > 0 ? EARLY : 1][4];
+  auto request_early_x = [&] {
 #pragma unroll
-  for (int e = 0; e < EARLY; ++e) x_item_load(threadIdx.x + e * WARPS * W, h_early[e]);
+    for (int e = 0; e < EARLY; ++e) x_item_load(threadIdx.x + e * WARPS * W, h_early[e]);
+  };
+  if constexpr (X_FIRST) request_early_x();
   KlanesStage st[DEPTH];
   KlanesCursor loading = {0, 0, g_first, rest_first};
 #pragma unroll
@@ -330,6 +338,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
       load(st[d], loading);
       advance(loading);
     }
+  if constexpr (!X_FIRST) request_early_x();
 
   // The slice's x, all rows, staged once in fixed point, one thread per row
   // and chunk. Rows past M are zeros: every row is computed, no branch. Laid

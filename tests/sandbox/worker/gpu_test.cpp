@@ -105,9 +105,10 @@ TEST_F(GpuTest, KlanesLaneGroupsVerify) {
 
 // x as 16-bit words multiplied by dp2a (X16) at every row capacity, in both
 // weight layouts, with column groups and slices of K; row by row where a
-// lane holds 32 sums or more (16 rows of two columns, 8 rows of four); at 16
-// rows x requested before the weights, on blocks of four warps too (more
-// staging items than the two a thread requests early).
+// lane holds 32 sums or more (16 rows of two columns, 8 rows of four); from
+// 8 rows two staging items of x a thread requested together (at 16 rows
+// before the weights, at 8 after them), on blocks of four warps too with two
+// steps a slice (more items than the two requested early).
 TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
   EXPECT_EQ(expect_klanes_verifies({
                 {{"MR", 16}, {"X16", 1}},
@@ -116,8 +117,9 @@ TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
                 {{"MR", 2}, {"X16", 1}, {"COLS", 1}, {"WARPS", 4}},
                 {{"MR", 8}, {"X16", 1}, {"COLS", 4}, {"LAYOUT", 1}},
                 {{"MR", 16}, {"X16", 1}, {"GROUPS", 2}, {"WARPS", 4}, {"XS", 2}},
+                {{"MR", 8}, {"X16", 1}, {"WARPS", 4}, {"XS", 2}},
             }),
-            16);
+            19);
 }
 
 // The sums of the slices of K: more slices than the last block reads at
