@@ -2,7 +2,8 @@
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
 // (with two column groups a warp for short K and for 16 rows in the packed
-// layout, and at 16 rows one column a warp for the shapes tuned so), its
+// layout, at 16 rows one column a warp for the shapes tuned so, and at 8
+// rows blocks of sixteen warps for those tuned so), its
 // `xrows` seed for 2 and 4 rows and each number of warps of a
 // block (and lane groups of 16 for 2 rows of short K; and the builds tuned
 // for some contest shapes), and their tables. On NVIDIA both multiply x as
@@ -65,6 +66,15 @@
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 2
 #define KOPT_KLANES_COLS 1
+#include "kopt_w4a16_batched_instance.inc"
+// Blocks of sixteen warps, one an SM, for the 8-row shapes tuned so
+// (kopt_batched_warps).
+#define KOPT_KLANES_ROWS 8
+#define KOPT_KLANES_LAYOUT 0
+#define KOPT_KLANES_GROUPS 1
+#define KOPT_KLANES_WARPS 16
+#define KOPT_KLANES_OCC 1
+#define KOPT_KLANES_TAG _w16o1
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 #define KOPT_KLANES_ROWS 2
@@ -286,20 +296,24 @@ constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
 #if !defined(KOPT_AMD)
     {kopt_klanes_m16_0_g2_c2_build::kParams, kopt_klanes_m16_0_g2_c2_build::call, kopt_klanes_m16_0_g2_c2_build::lay_out},
     {kopt_klanes_m16_0_g2_c1_build::kParams, kopt_klanes_m16_0_g2_c1_build::call, kopt_klanes_m16_0_g2_c1_build::lay_out},
+    {kopt_klanes_m8_0_g1_c2_w16o1_build::kParams, kopt_klanes_m8_0_g1_c2_w16o1_build::call,
+     kopt_klanes_m8_0_g1_c2_w16o1_build::lay_out},
 #endif
     {{0, 0}, nullptr, nullptr}};
 
 #if !defined(KOPT_AMD)
 // Each entry of the tuned table has its build (the packed layout, the
-// bucket's rows, the groups and columns it names); NVIDIA only, where the
-// table applies.
+// bucket's rows, the groups, columns, warps and OCC it names); NVIDIA only,
+// where the table applies.
 static_assert(kopt_each_entry_has_a_build(kKoptBatchedTuned, kKoptBatchedKernels,
                                           [](const KoptBatchedKernel& k,
                                              const KoptBatchedTuned& t) {
                                             return k.params.layout == 0 &&
                                                    k.params.rows == t.bucket &&
                                                    k.params.groups == t.groups &&
-                                                   k.params.cols == t.cols;
+                                                   k.params.cols == t.cols &&
+                                                   k.params.warps == t.warps &&
+                                                   k.params.occ == t.occ;
                                           }),
               "a kKoptBatchedTuned entry has no build");
 #endif
@@ -307,17 +321,20 @@ static_assert(kopt_each_entry_has_a_build(kKoptBatchedTuned, kKoptBatchedKernels
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp) {
   const long long groups = kopt_batched_groups(K, N, warp, rows),
-                  cols = kopt_batched_cols(K, N, warp, rows);
-  const long long usual_cols = KoptBatchedParams{rows, layout}.cols;
+                  cols = kopt_batched_cols(K, N, warp, rows),
+                  warps = kopt_batched_warps(K, N, warp, rows),
+                  occ = kopt_batched_occ(K, N, warp, rows);
+  const KoptBatchedParams usual{rows, layout};
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups &&
-        k->params.cols == cols)
+        k->params.cols == cols && k->params.warps == warps && k->params.occ == occ)
       return k;
-  // Two groups and one column are built for some buckets and layouts only:
-  // one group of the usual columns serves the rest.
+  // Two groups, one column and other blocks are built for some buckets and
+  // layouts only: one group of the usual columns and blocks serves the rest.
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
     if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == 1 &&
-        k->params.cols == usual_cols)
+        k->params.cols == usual.cols && k->params.warps == kopt_batched_usual_warps(warp) &&
+        k->params.occ == usual.occ)
       return k;
   return nullptr;
 }

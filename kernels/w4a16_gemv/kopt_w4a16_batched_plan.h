@@ -46,11 +46,12 @@ inline long long kopt_batched_min_rows(long long K) {
 
 // The seed's parameters in the library (every bucket): COLS columns per warp
 // (2, or kopt_batched_cols's for the shapes tuned), WARPS warps per block (8
-// of 32 on NVIDIA, 4 of 64 on AMD: 256 threads), DEPTH weight stages in
-// flight, XS 0 and CT 0 (the contract's automatic slices of K and tiles per
-// block), GROUPS column groups a warp works side by side
-// (kopt_batched_groups), OCC blocks per SM (three or four were slower on the
-// H100 with two columns a warp: PERFORMANCE.md, 2026-11-27), SPREAD whether
+// of 32 on NVIDIA, 4 of 64 on AMD: 256 threads; kopt_batched_warps's for the
+// shapes tuned), DEPTH weight stages in flight, XS 0 and CT 0 (the
+// contract's automatic slices of K and tiles per block), GROUPS column groups
+// a warp works side by side (kopt_batched_groups), OCC blocks per SM (two;
+// three or four were slower on the H100 with two columns a warp:
+// PERFORMANCE.md, 2026-11-27; kopt_batched_occ's for the shapes tuned), SPREAD whether
 // the column blocks may outnumber the blocks' tiles (kopt_batched_spread).
 struct KoptBatchedParams {
   long long rows;    // MR
@@ -106,14 +107,24 @@ constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 
 // peer on: only two groups gained, and only there. One column a warp lost at
 // 16 rows on 384x5120, 512x7168, 3072x5120, 5120x3072 and 4096x7168, and at
 // 8 rows on every shape probed.)
+// At 8 rows two shapes take blocks of sixteen warps, one an SM (x staged
+// once an SM, not twice), measured apart by more than 2% in two probes of
+// the seed on an H100 (2026-11-28, PERFORMANCE.md), us: 7168x9216 36.87 and
+// 36.96 against 38.07 and 37.67, 1536x6144 9.39 and 9.43 against 10.03 and
+// 10.06. On the twelve other contest shapes at 8 rows slower (5120x3584
+// 16.05 against 14.77, 5120x256 7.27 against 5.89) or within 2% (4608x7168
+// 21.31 against 21.36); at 16 rows slower on six of eight shapes probed and
+// within 2% on the others; at 4 rows slower on the four klanes serves there.
 // (Such a shape's buckets differ in builds; they share one workspace, whose
 // tickets' region is the same size for every build.)
 struct KoptBatchedTuned {
-  long long bucket, K, N, groups, cols;
+  long long bucket, K, N, groups, cols, warps, occ;  // warps: of 32 lanes
 };
 constexpr KoptBatchedTuned kKoptBatchedTuned[] = {
-    {8, 4608, 7168, 2, 2},  {8, 7168, 1536, 2, 2},  {8, 7168, 1024, 2, 2}, {16, 7168, 1536, 2, 1},
-    {16, 5120, 3584, 2, 1}, {16, 1536, 6144, 2, 1}, {16, 5120, 768, 2, 1}, {16, 5120, 256, 2, 1}};
+    {8, 4608, 7168, 2, 2, 8, 2},  {8, 7168, 1536, 2, 2, 8, 2},  {8, 7168, 1024, 2, 2, 8, 2},
+    {8, 7168, 9216, 1, 2, 16, 1}, {8, 1536, 6144, 1, 2, 16, 1}, {16, 7168, 1536, 2, 1, 8, 2},
+    {16, 5120, 3584, 2, 1, 8, 2}, {16, 1536, 6144, 2, 1, 8, 2}, {16, 5120, 768, 2, 1, 8, 2},
+    {16, 5120, 256, 2, 1, 8, 2}};
 // The tuned entry of M rows of K x N on this warp size; nullptr for none.
 inline const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long long warp,
                                                   long long rows) {
@@ -130,6 +141,16 @@ inline long long kopt_batched_groups(long long K, long long N, long long warp, l
 inline long long kopt_batched_cols(long long K, long long N, long long warp, long long rows) {
   if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->cols;
   return KoptBatchedParams{rows, 0}.cols;
+}
+// The warps of a block as the library builds it for each vendor: 256 threads.
+constexpr long long kopt_batched_usual_warps(long long warp) { return 256 / warp; }
+inline long long kopt_batched_warps(long long K, long long N, long long warp, long long rows) {
+  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->warps;
+  return kopt_batched_usual_warps(warp);
+}
+inline long long kopt_batched_occ(long long K, long long N, long long warp, long long rows) {
+  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->occ;
+  return KoptBatchedParams{rows, 0}.occ;
 }
 
 struct KoptBatchedLaunch {

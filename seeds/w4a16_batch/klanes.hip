@@ -10,11 +10,11 @@
                 "block": ["WARPS * WARP"],
                 "shared_bytes": "MR * WARP / GROUPS * 72 * cdiv(cdiv(K / 32, WARP / GROUPS), (XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(OCC * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(OCC * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(OCC * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1)))"}],
   "workspace_bytes": "align(N, 64) * 4 + ((XS > 0) * cdiv(cdiv(K / 32, WARP / GROUPS), max(XS, 1)) + (XS == 0) * cdiv(cdiv(K / 32, WARP / GROUPS), 1 + (7 * cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(OCC * SMS, cdiv(N, WARPS * COLS * GROUPS))))) * cdiv(cdiv(K / 32, WARP / GROUPS), cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(OCC * SMS, cdiv(N, WARPS * COLS * GROUPS)))))) <= 8 * cdiv(K / 32, WARP / GROUPS)) * (cdiv(cdiv(K / 32, WARP / GROUPS), min(cdiv(K / 32, WARP / GROUPS), max(cdiv(cdiv(K / 32, WARP / GROUPS), max(1, min(8, 40960 / (MR * WARP / GROUPS * 72)))), cdiv(OCC * SMS, cdiv(N, WARPS * COLS * GROUPS))))) - 1))) * M * N * 4",
-  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * WARP / GROUPS * 72 * max(XS, 1) <= 40960"],
+  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "MR * WARP / GROUPS * 72 * max(XS, 1) <= 40960", "WARPS * WARP <= 512"],
   "params": {
     "MR":     {"values": [1, 2, 4, 8, 16], "default": 16},
     "COLS":   {"values": [1, 2, 4], "default": 2},
-    "WARPS":  {"values": [2, 4, 8], "default": 8},
+    "WARPS":  {"values": [2, 4, 8, 16], "default": 8},
     "DEPTH":  {"values": [2, 4, 6, 8], "default": 2},
     "XS":     {"values": [0, 1, 2, 3, 4, 6, 8], "default": 0},
     "CT":     {"values": [0, 1, 2, 4, 8, 16], "default": 0},
@@ -193,7 +193,8 @@ KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
 
 // OCC blocks of eight warps per SM on NVIDIA (the grid is sized to it; two,
 // sixteen warps, keep the bytes in flight the weight stream needs at 128
-// registers a thread; three or four cut the registers to 80 and 64). On AMD
+// registers a thread; three or four cut the registers to 80 and 64); blocks
+// of sixteen warps (at most 512 threads, so 128 registers) take no minimum. On AMD
 // the second bound means waves per SIMD and would cut the registers to 64;
 // left to the compiler there.
 #if defined(KOPT_NVIDIA)

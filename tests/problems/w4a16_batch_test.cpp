@@ -196,15 +196,15 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   for (int64_t rows : kKoptBatchedBuckets)
     for (int64_t layout : {0, 1})
       for (int64_t groups : {1, 2})
-        // (OCC, COLS, SPREAD): the library's builds, and another OCC.
-        for (const auto& [occ, cols, spread] :
-             std::vector<std::array<int64_t, 3>>{{2, 2, 0}, {3, 2, 0}, {2, 2, 1}, {2, 1, 1}})
+        // (OCC, COLS, SPREAD, threads a block): the library's builds, and another OCC.
+        for (const auto& [occ, cols, spread, threads] : std::vector<std::array<int64_t, 4>>{
+                 {2, 2, 0, 256}, {3, 2, 0, 256}, {2, 2, 1, 256}, {2, 1, 1, 256}, {1, 2, 0, 512}})
           for (const DeviceLimits limits :
                {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
             for (const auto& [K, N, G, M] : shapes) {
               if (M > rows) continue;
               KoptBatchedParams p{rows, layout};
-              p.warps = 256 / limits.warp;  // as the library builds it for each vendor
+              p.warps = threads / limits.warp;  // as the library builds it for each vendor
               p.groups = groups;
               p.occ = occ;
               p.cols = cols;
@@ -282,6 +282,18 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_cols(5120, 256, 32, 16), 1);
   EXPECT_EQ(kopt_batched_cols(5120, 3072, 32, 16), 2);
   EXPECT_EQ(kopt_batched_cols(7168, 9216, 32, 16), 2);
+  // Blocks of 256 threads, two an SM, but where tuned: sixteen warps, one an
+  // SM, for two shapes' 8-row bucket on a warp of 32.
+  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 8), 16);
+  EXPECT_EQ(kopt_batched_occ(7168, 9216, 32, 8), 1);
+  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 5), 16);
+  EXPECT_EQ(kopt_batched_warps(1536, 6144, 32, 7), 16);
+  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 4), 8);
+  EXPECT_EQ(kopt_batched_occ(7168, 9216, 32, 16), 2);
+  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 16), 8);
+  EXPECT_EQ(kopt_batched_warps(7168, 9216, 64, 8), 4);
+  EXPECT_EQ(kopt_batched_occ(7168, 9216, 64, 8), 2);
+  EXPECT_EQ(kopt_batched_warps(5120, 3072, 32, 8), 8);
   // Only the 16-row bucket spreads its column blocks.
   EXPECT_EQ(kopt_batched_spread(16), 1);
   EXPECT_EQ(kopt_batched_spread(8), 0);
