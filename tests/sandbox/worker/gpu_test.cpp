@@ -108,7 +108,8 @@ TEST_F(GpuTest, KlanesLaneGroupsVerify) {
 // lane holds 32 sums or more (16 rows of two columns, 8 rows of four); from
 // 8 rows two staging items of x a thread requested together (at 16 rows
 // before the weights, at 8 after them), on blocks of four warps too with two
-// steps a slice (more items than the two requested early).
+// steps a slice (more items than the two requested early); 8 rows on blocks
+// of sixteen warps, one an SM (the library's build for some shapes).
 TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
   EXPECT_EQ(expect_klanes_verifies({
                 {{"MR", 16}, {"X16", 1}},
@@ -118,8 +119,9 @@ TEST_F(GpuTest, KlanesSixteenBitXVerifies) {
                 {{"MR", 8}, {"X16", 1}, {"COLS", 4}, {"LAYOUT", 1}},
                 {{"MR", 16}, {"X16", 1}, {"GROUPS", 2}, {"WARPS", 4}, {"XS", 2}},
                 {{"MR", 8}, {"X16", 1}, {"WARPS", 4}, {"XS", 2}},
+                {{"MR", 8}, {"X16", 1}, {"WARPS", 16}, {"OCC", 1}},
             }),
-            19);
+            22);
 }
 
 // The sums of the slices of K: more slices than the last block reads at
