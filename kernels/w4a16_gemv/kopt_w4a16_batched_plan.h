@@ -49,10 +49,11 @@ inline long long kopt_batched_min_rows(long long K) {
 // of 32 on NVIDIA, 4 of 64 on AMD: 256 threads; kopt_batched_warps's for the
 // shapes tuned), DEPTH weight stages in flight, XS 0 and CT 0 (the
 // contract's automatic slices of K and tiles per block), GROUPS column groups
-// a warp works side by side (kopt_batched_groups), OCC blocks per SM (two;
-// three or four were slower on the H100 with two columns a warp:
-// PERFORMANCE.md, 2026-11-27; kopt_batched_occ's for the shapes tuned), SPREAD whether
-// the column blocks may outnumber the blocks' tiles (kopt_batched_spread).
+// a warp works side by side (kopt_batched_groups), OCC blocks per SM (two:
+// three or four were slower on the H100 with two columns a warp,
+// PERFORMANCE.md, 2026-11-27; kopt_batched_occ's for the shapes tuned),
+// SPREAD whether the column blocks may outnumber the blocks' tiles
+// (kopt_batched_spread).
 struct KoptBatchedParams {
   long long rows;    // MR
   long long layout;  // LAYOUT: 0 dot's and gen's packed layout, 1 the canonical arrays

@@ -193,10 +193,11 @@ KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
 
 // OCC blocks of eight warps per SM on NVIDIA (the grid is sized to it; two,
 // sixteen warps, keep the bytes in flight the weight stream needs at 128
-// registers a thread; three or four cut the registers to 80 and 64); blocks
-// of sixteen warps (at most 512 threads, so 128 registers) take no minimum. On AMD
-// the second bound means waves per SIMD and would cut the registers to 64;
-// left to the compiler there.
+// registers a thread; three or four cut the registers to 80 and 64). Blocks
+// of sixteen warps at OCC 1 get no minimum from the quotient; their 512
+// threads hold a thread to 128 registers. On AMD the second bound means
+// waves per SIMD and would cut the registers to 64; left to the compiler
+// there.
 #if defined(KOPT_NVIDIA)
 #define KLANES_MIN_BLOCKS (OCC * 8 / WARPS)
 #else

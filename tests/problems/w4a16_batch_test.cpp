@@ -196,7 +196,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   for (int64_t rows : kKoptBatchedBuckets)
     for (int64_t layout : {0, 1})
       for (int64_t groups : {1, 2})
-        // (OCC, COLS, SPREAD, threads a block): the library's builds, and another OCC.
+        // (OCC, COLS, SPREAD, threads a block): the library's builds (blocks of
+        // 512 threads for some 8-row shapes), and another OCC.
         for (const auto& [occ, cols, spread, threads] : std::vector<std::array<int64_t, 4>>{
                  {2, 2, 0, 256}, {3, 2, 0, 256}, {2, 2, 1, 256}, {2, 1, 1, 256}, {1, 2, 0, 512}})
           for (const DeviceLimits limits :
