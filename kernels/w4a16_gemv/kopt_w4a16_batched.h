@@ -36,10 +36,9 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
                                          long long warp);
 
 // The build for the smallest bucket that holds `rows` rows in `layout`
-// (kKoptBatchedBuckets in order) with the column groups and columns a warp
-// K x N and the rows take on this warp size (kopt_batched_groups,
-// kopt_batched_cols; one group of two columns where those are not built);
-// nullptr past the last bucket.
+// (kKoptBatchedBuckets in order) with the column groups, columns, warps and
+// OCC K x N and the rows take on this warp size (kopt_batched_choice; the
+// usual build where those are not built); nullptr past the last bucket.
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp);
 

@@ -68,7 +68,7 @@
 #define KOPT_KLANES_COLS 1
 #include "kopt_w4a16_batched_instance.inc"
 // Blocks of sixteen warps, one an SM, for the 8-row shapes tuned so
-// (kopt_batched_warps).
+// (kopt_batched_choice).
 #define KOPT_KLANES_ROWS 8
 #define KOPT_KLANES_LAYOUT 0
 #define KOPT_KLANES_GROUPS 1
@@ -320,22 +320,18 @@ static_assert(kopt_each_entry_has_a_build(kKoptBatchedTuned, kKoptBatchedKernels
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp) {
-  const long long groups = kopt_batched_groups(K, N, warp, rows),
-                  cols = kopt_batched_cols(K, N, warp, rows),
-                  warps = kopt_batched_warps(K, N, warp, rows),
-                  occ = kopt_batched_occ(K, N, warp, rows);
-  const KoptBatchedParams usual{rows, layout};
+  auto builds = [&](const KoptBatchedKernel& k, const KoptBatchedParams& p) {
+    return k.params.layout == layout && k.params.rows >= rows && k.params.groups == p.groups &&
+           k.params.cols == p.cols && k.params.warps == p.warps && k.params.occ == p.occ;
+  };
+  const KoptBatchedParams chosen = kopt_batched_choice(rows, layout, K, N, warp);
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == groups &&
-        k->params.cols == cols && k->params.warps == warps && k->params.occ == occ)
-      return k;
+    if (builds(*k, chosen)) return k;
   // Two groups, one column and other blocks are built for some buckets and
-  // layouts only: one group of the usual columns and blocks serves the rest.
+  // layouts only: the usual build serves the rest.
+  const KoptBatchedParams usual = kopt_batched_usual(rows, layout, warp);
   for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (k->params.layout == layout && k->params.rows >= rows && k->params.groups == 1 &&
-        k->params.cols == usual.cols && k->params.warps == kopt_batched_usual_warps(warp) &&
-        k->params.occ == usual.occ)
-      return k;
+    if (builds(*k, usual)) return k;
   return nullptr;
 }
 

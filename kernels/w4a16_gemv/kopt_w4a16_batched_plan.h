@@ -46,12 +46,12 @@ inline long long kopt_batched_min_rows(long long K) {
 
 // The seed's parameters in the library (every bucket): COLS columns per warp
 // (2, or kopt_batched_cols's for the shapes tuned), WARPS warps per block (8
-// of 32 on NVIDIA, 4 of 64 on AMD: 256 threads; kopt_batched_warps's for the
+// of 32 on NVIDIA, 4 of 64 on AMD: 256 threads; kopt_batched_choice's for the
 // shapes tuned), DEPTH weight stages in flight, XS 0 and CT 0 (the
 // contract's automatic slices of K and tiles per block), GROUPS column groups
 // a warp works side by side (kopt_batched_groups), OCC blocks per SM (two:
 // three or four were slower on the H100 with two columns a warp,
-// PERFORMANCE.md, 2026-11-27; kopt_batched_occ's for the shapes tuned),
+// PERFORMANCE.md, 2026-11-27; kopt_batched_choice's for the shapes tuned),
 // SPREAD whether the column blocks may outnumber the blocks' tiles
 // (kopt_batched_spread).
 struct KoptBatchedParams {
@@ -135,23 +135,35 @@ inline const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long
     if (t.bucket == bucket && t.K == K && t.N == N) return &t;
   return nullptr;
 }
+// The library's usual build of a bucket on this warp size: blocks of 256
+// threads, one column group, KoptBatchedParams's columns and OCC.
+inline KoptBatchedParams kopt_batched_usual(long long rows, long long layout, long long warp) {
+  KoptBatchedParams p{rows, layout};
+  p.warps = 256 / warp;
+  return p;
+}
+// What the library runs M rows of K x N with on this warp size: the tuned
+// entry's column groups, columns, warps and OCC, else the usual build with
+// two column groups where a column's chunks fit half a warp, or past 8 rows
+// (above).
+inline KoptBatchedParams kopt_batched_choice(long long rows, long long layout, long long K,
+                                             long long N, long long warp) {
+  KoptBatchedParams p = kopt_batched_usual(rows, layout, warp);
+  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) {
+    p.groups = t->groups;
+    p.cols = t->cols;
+    p.warps = t->warps;
+    p.occ = t->occ;
+  } else {
+    p.groups = K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;
+  }
+  return p;
+}
 inline long long kopt_batched_groups(long long K, long long N, long long warp, long long rows) {
-  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->groups;
-  return K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;
+  return kopt_batched_choice(rows, 0, K, N, warp).groups;
 }
 inline long long kopt_batched_cols(long long K, long long N, long long warp, long long rows) {
-  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->cols;
-  return KoptBatchedParams{rows, 0}.cols;
-}
-// The warps of a block as the library builds it for each vendor: 256 threads.
-constexpr long long kopt_batched_usual_warps(long long warp) { return 256 / warp; }
-inline long long kopt_batched_warps(long long K, long long N, long long warp, long long rows) {
-  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->warps;
-  return kopt_batched_usual_warps(warp);
-}
-inline long long kopt_batched_occ(long long K, long long N, long long warp, long long rows) {
-  if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) return t->occ;
-  return KoptBatchedParams{rows, 0}.occ;
+  return kopt_batched_choice(rows, 0, K, N, warp).cols;
 }
 
 struct KoptBatchedLaunch {

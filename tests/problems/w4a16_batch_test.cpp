@@ -285,16 +285,17 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_cols(7168, 9216, 32, 16), 2);
   // Blocks of 256 threads, two an SM, but where tuned: sixteen warps, one an
   // SM, for two shapes' 8-row bucket on a warp of 32.
-  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 8), 16);
-  EXPECT_EQ(kopt_batched_occ(7168, 9216, 32, 8), 1);
-  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 5), 16);
-  EXPECT_EQ(kopt_batched_warps(1536, 6144, 32, 7), 16);
-  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 4), 8);
-  EXPECT_EQ(kopt_batched_occ(7168, 9216, 32, 16), 2);
-  EXPECT_EQ(kopt_batched_warps(7168, 9216, 32, 16), 8);
-  EXPECT_EQ(kopt_batched_warps(7168, 9216, 64, 8), 4);
-  EXPECT_EQ(kopt_batched_occ(7168, 9216, 64, 8), 2);
-  EXPECT_EQ(kopt_batched_warps(5120, 3072, 32, 8), 8);
+  auto warps_occ = [](long long K, long long N, long long warp, long long rows) {
+    const KoptBatchedParams p = kopt_batched_choice(rows, 0, K, N, warp);
+    return std::array<long long, 2>{p.warps, p.occ};
+  };
+  EXPECT_EQ(warps_occ(7168, 9216, 32, 8), (std::array<long long, 2>{16, 1}));
+  EXPECT_EQ(warps_occ(7168, 9216, 32, 5), (std::array<long long, 2>{16, 1}));
+  EXPECT_EQ(warps_occ(1536, 6144, 32, 7), (std::array<long long, 2>{16, 1}));
+  EXPECT_EQ(warps_occ(7168, 9216, 32, 4), (std::array<long long, 2>{8, 2}));
+  EXPECT_EQ(warps_occ(7168, 9216, 32, 16), (std::array<long long, 2>{8, 2}));
+  EXPECT_EQ(warps_occ(7168, 9216, 64, 8), (std::array<long long, 2>{4, 2}));
+  EXPECT_EQ(warps_occ(5120, 3072, 32, 8), (std::array<long long, 2>{8, 2}));
   // Only the 16-row bucket spreads its column blocks.
   EXPECT_EQ(kopt_batched_spread(16), 1);
   EXPECT_EQ(kopt_batched_spread(8), 0);
