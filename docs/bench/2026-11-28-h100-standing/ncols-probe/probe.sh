@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The ncols seed (lanes over N, fp32 FMAs) against klanes on short K at 8 and 16 rows (the first part of the
-# session's first script; its second part, the generic rule with ncols among the baselines, ran out of time).
+# first script run that day; its second part, the generic rule with ncols among the baselines, ran out of time).
 cd "$(dirname "$0")/.."
 B=.device; T=$OUT/run1; mkdir -p $T
 export PYTHONUNBUFFERED=1
