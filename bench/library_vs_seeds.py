@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The shipped library against the best seed, shape by shape.
 
-Usage: library_vs_seeds.py --example EXAMPLE --kopt KOPT --generic GENERIC.json
-                           [--bench BENCH.json] [--suite NAME ...] [--shape KxN ...]
+Usage: library_vs_seeds.py --example EXAMPLE [--kopt KOPT] [--generic GENERIC.json]
+                           [--bench BENCH.json ...] [--suite NAME ...] [--shape SHAPE ...]
                            [--rows M] [--out OUT.md]
+
+A --shape is KxN, or MxKxN with --rows M > 1 (as the batched problem names
+it); --kopt is needed with --suite.
 
 For every shape of the named suites (`kopt suites NAME`) and every --shape,
 the library example (kernels/w4a16_gemv/example) verifies y against an fp64 reference
@@ -18,10 +21,15 @@ With --rows M > 1, the decode batch: the suites are the batched problem's
 rows, and the best seed is the fastest of the batched seeds (klanes, ncols,
 xrows at MR = M) in BENCH.json (`kopt bench --problem w4a16_batch --seeds
 klanes ncols xrows --param MR=M --json`).
-Exit status 1 when a shape fails the check or runs over 1.3x its best seed.
+Several --bench files (the same seed at other settings) are one pool: a
+shape's best is the fastest of them, named by its seed and, where more than
+one file was given, the file it came from.
+Exit status 1 when a shape fails the check or runs over 1.3x its best seed;
+2, with one line, when an input cannot be read or the example cannot be run.
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -35,7 +43,15 @@ BATCHED_SEEDS = {"klanes", "ncols", "xrows"}
 
 def suite_shapes(kopt, name, rows):
     problem = ["--problem", "w4a16_batch"] if rows > 1 else []
-    out = subprocess.run([kopt, "suites", name] + problem, capture_output=True, text=True, check=True).stdout
+    if not kopt:
+        fail(f"--suite {name} needs --kopt (the suite's shapes come from `kopt suites`)")
+    try:
+        listed = subprocess.run([kopt, "suites", name] + problem, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"{kopt}: {e.strerror}")
+    if listed.returncode != 0:
+        fail(f"kopt suites {name}: {listed.stderr.strip() or 'exit status ' + str(listed.returncode)}")
+    out = listed.stdout
     rows = []
     for line in out.splitlines()[1:]:
         m = re.match(r"\s+(\S+)\s+(.*?)\s+[\d.]+ MB$", line)
@@ -44,30 +60,49 @@ def suite_shapes(kopt, name, rows):
     return rows
 
 
+def fail(message):
+    """Bad input: one line on stderr, exit status 2."""
+    print(f"library_vs_seeds.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_json(path, key):
+    """The list under `key` of the JSON file at `path`, or a one-line error."""
+    try:
+        with open(path) as f:
+            value = json.load(f)[key]
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    except (ValueError, KeyError, TypeError):
+        fail(f"{path}: not a JSON file with a \"{key}\" list")
+    if not isinstance(value, list):
+        fail(f"{path}: not a JSON file with a \"{key}\" list")
+    return value
+
+
 def best_seeds(generic_path, bench_paths, seeds):
     best = {}
     if generic_path:
-        with open(generic_path) as f:
-            for p in json.load(f)["probes"]:
-                for variant, us in p["us"].items():
-                    if variant in SEEDS and us > 0 and (p["shape"] not in best or us < best[p["shape"]][0]):
-                        best[p["shape"]] = (us, SEEDS[variant])
+        for p in read_json(generic_path, "probes"):
+            for variant, us in p["us"].items():
+                if variant in SEEDS and us > 0 and (p["shape"] not in best or us < best[p["shape"]][0]):
+                    best[p["shape"]] = (us, SEEDS[variant])
     for path in bench_paths:
-        with open(path) as f:
-            for r in json.load(f)["results"]:
-                if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in seeds:
-                    continue
-                us = r["timing"]["median_us"]
-                shape = r["shape"].split(":")[-1]  # without the problem's prefix
-                if shape not in best or us < best[shape][0]:
-                    best[shape] = (us, r["column"])
+        for r in read_json(path, "results"):
+            if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in seeds:
+                continue
+            us = r["timing"]["median_us"]
+            shape = r["shape"].split(":")[-1]  # without the problem's prefix
+            name = r["column"] if len(bench_paths) == 1 else f"{r['column']}, {os.path.basename(path)}"
+            if shape not in best or us < best[shape][0]:
+                best[shape] = (us, name)
     return best
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--example", required=True)
-    ap.add_argument("--kopt", required=True)
+    ap.add_argument("--kopt")
     ap.add_argument("--generic")
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--suite", action="append", default=[])
@@ -86,7 +121,12 @@ def main():
     for shape, what in shapes:
         # A batched suite names MxKxN; the example takes KxN and the rows.
         call = [a.example, shape] if a.rows == 1 else [a.example, "--rows", str(a.rows), shape.split("x", 1)[1]]
-        out = subprocess.run(call, capture_output=True, text=True, timeout=300).stdout
+        try:
+            out = subprocess.run(call, capture_output=True, text=True, timeout=300).stdout
+        except OSError as e:
+            fail(f"{a.example}: {e.strerror}")
+        except subprocess.TimeoutExpired:
+            out = "timed out after 300 s"
         results = example_results(out)
         if not results or not results[0]["ok"]:
             failures.append(shape)
