@@ -11,17 +11,16 @@ PyTorch's cuBLAS fp16 and int4 weight-only kernels. Where the bench ran
 with --read-only, the read-only yardstick (not a GEMV: reading the shape's
 bytes under the same protocol) and kopt's share of its speed are added.
 """
-import json
 import sys
+
+from script_inputs import read_json
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        bench = json.load(f)
-    with open(sys.argv[2]) as f:
-        torch_peers = {r["shape"]: r for r in json.load(f)["results"]}
+    bench = read_json(sys.argv[1], "results")
+    torch_peers = {r["shape"]: r for r in read_json(sys.argv[2], "results")["results"]}
     bw = bench["device"]["read_bandwidth_gbps"]
     best, blas, read_only, order, inexact = {}, {}, {}, [], set()
     for r in bench["results"]:

@@ -12,25 +12,23 @@ so that nothing one shape leaves behind can touch the next (an earlier
 example that left a stream and events behind per shape slowed every later
 shape by ~0.4 µs per launch; see PERFORMANCE.md).
 """
-import json
-import subprocess
 import sys
 
 from example_output import example_results
+from script_inputs import read_json, run_example
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        bench = json.load(f)
+    bench = read_json(sys.argv[1], "results")
     # kopt names shapes "problem:KxN"; the example takes KxN.
     tuned = {r["shape"].split(":")[-1]: r["timing"]["median_us"] for r in bench["results"]
              if r.get("column") == "tuned" and r.get("verdict") == "ok" and "timing" in r}
     lines = ["| shape | kopt bench (tuned) µs | library µs | difference | library kernel |", "|---|---|---|---|---|"]
     worst = 0.0
     for shape, bench_us in tuned.items():
-        out = subprocess.run([sys.argv[2], shape], capture_output=True, text=True, timeout=120).stdout
+        out = run_example([sys.argv[2], shape], 120)
         ok = [r for r in example_results(out) if r["ok"]]
         if not ok:
             lines.append(f"| {shape} | {bench_us:.2f} | failed | | {out.strip()[:80]} |")

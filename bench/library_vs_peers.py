@@ -10,21 +10,22 @@ time by weight copies past 4x the L2, a graph of calls, the median replay).
 Writes a Markdown table: the library's time, PyTorch's int4 kernel, cuBLAS
 fp16, whether the library is faster than both, and the sums.
 """
-import json
 import sys
 
 from example_output import example_results
+from script_inputs import read_json, read_text
 
 
 def main():
+    if len(sys.argv) != 5 or not sys.argv[3].isdigit():
+        sys.exit(__doc__)
     example, peers_path, rows, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    peers = json.load(open(peers_path))
+    peers = read_json(peers_path, "results")
     # The peers' group size (torch_peers.py times G = 64, the contest's; its
     # older files do not say): the example also runs some shapes at other G.
     group = peers.get("G", 64)
-    with open(example) as f:
-        lib = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
-               for r in example_results(f.read()) if r["rows"] == rows and r["G"] == group}
+    lib = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
+           for r in example_results(read_text(example)) if r["rows"] == rows and r["G"] == group}
     lines = [f"| shape | library M={rows} µs | PyTorch int4 µs | cuBLAS fp16 µs | faster than both |",
              "|---|---|---|---|---|"]
     sums = [0.0, 0.0, 0.0]

@@ -28,13 +28,13 @@ Exit status 1 when a shape fails the check or runs over 1.3x its best seed;
 2, with one line, when an input cannot be read or the example cannot be run.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
 import sys
 
 from example_output import example_results
+from script_inputs import fail, read_json, run_example
 
 SEEDS = {"generic_naive": "naive", "generic_splitk": "splitk", "generic_vec": "vec",
          "generic_dot": "dot", "generic_gen": "gen"}
@@ -60,35 +60,15 @@ def suite_shapes(kopt, name, rows):
     return rows
 
 
-def fail(message):
-    """Bad input: one line on stderr, exit status 2."""
-    print(f"library_vs_seeds.py: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
-def read_json(path, key):
-    """The list under `key` of the JSON file at `path`, or a one-line error."""
-    try:
-        with open(path) as f:
-            value = json.load(f)[key]
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    except (ValueError, KeyError, TypeError):
-        fail(f"{path}: not a JSON file with a \"{key}\" list")
-    if not isinstance(value, list):
-        fail(f"{path}: not a JSON file with a \"{key}\" list")
-    return value
-
-
 def best_seeds(generic_path, bench_paths, seeds):
     best = {}
     if generic_path:
-        for p in read_json(generic_path, "probes"):
+        for p in read_json(generic_path, "probes")["probes"]:
             for variant, us in p["us"].items():
                 if variant in SEEDS and us > 0 and (p["shape"] not in best or us < best[p["shape"]][0]):
                     best[p["shape"]] = (us, SEEDS[variant])
     for path in bench_paths:
-        for r in read_json(path, "results"):
+        for r in read_json(path, "results")["results"]:
             if r.get("verdict") != "ok" or "timing" not in r or r.get("column") not in seeds:
                 continue
             us = r["timing"]["median_us"]
@@ -121,12 +101,7 @@ def main():
     for shape, what in shapes:
         # A batched suite names MxKxN; the example takes KxN and the rows.
         call = [a.example, shape] if a.rows == 1 else [a.example, "--rows", str(a.rows), shape.split("x", 1)[1]]
-        try:
-            out = subprocess.run(call, capture_output=True, text=True, timeout=300).stdout
-        except OSError as e:
-            fail(f"{a.example}: {e.strerror}")
-        except subprocess.TimeoutExpired:
-            out = "timed out after 300 s"
+        out = run_example(call, 300)
         results = example_results(out)
         if not results or not results[0]["ok"]:
             failures.append(shape)

@@ -38,6 +38,20 @@ def main():
     # Peers timed at G = 128 take the example's G = 128 line.
     text = table({"G": 128, "results": results[:1]})
     assert "| 4096x7168 | **13.87** |" in text, text
+    # Inputs it cannot read: one line naming them, exit status 2, no traceback.
+    with tempfile.TemporaryDirectory() as d:
+        peers_path = os.path.join(d, "peers.json")
+        json.dump({"results": results}, open(peers_path, "w"))
+        for args, says in (([os.path.join(d, "none.txt"), peers_path], "none.txt: No such file or directory"),
+                           ([peers_path, os.path.join(d, "none.json")], "none.json: No such file or directory"),
+                           ([peers_path, peers_path.replace("peers", "cut")], "cut.json: No such file")):
+            r = subprocess.run([sys.executable, os.path.join(BENCH, "library_vs_peers.py")] + args +
+                               ["4", os.path.join(d, "out.md")], capture_output=True, text=True)
+            assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r
+        open(os.path.join(d, "cut.json"), "w").write('{"results": [')
+        r = subprocess.run([sys.executable, os.path.join(BENCH, "library_vs_peers.py"), peers_path,
+                            os.path.join(d, "cut.json"), "4", os.path.join(d, "out.md")], capture_output=True, text=True)
+        assert r.returncode == 2 and 'cut.json: not a JSON file with a "results" list' in r.stderr, r
     print("ok")
 
 
