@@ -50,7 +50,8 @@ def suite_shapes(kopt, name, rows):
     except OSError as e:
         fail(f"{kopt}: {e.strerror}")
     if listed.returncode != 0:
-        fail(f"kopt suites {name}: {listed.stderr.strip() or 'exit status ' + str(listed.returncode)}")
+        said = listed.stderr.strip().splitlines()
+        fail(f"kopt suites {name}: {said[0] if said else 'exit status ' + str(listed.returncode)}")
     out = listed.stdout
     rows = []
     for line in out.splitlines()[1:]:
