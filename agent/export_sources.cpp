@@ -220,13 +220,22 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
                               GeneratedKernel* out) {
   const Candidate& c = k.candidate;
   const std::vector<std::string> names = problem.variables();
-  const std::string vars = contract_variables(names, true);
   // Every C name the entry defines starts with the library's prefix, so that
   // two libraries link into one program.
   const LibrarySpec library = problem.library();
   const std::string prefix = library.name + "_" + k.symbol;
   CppPrinter to_cpp{{names.begin(), names.end()}};
   to_cpp.wide.insert({"WARP", "SMS"});
+  // The shape's variables, then the contract's named values in order, as the
+  // sandbox evaluates them (plan_launches).
+  const std::string shape_vars = contract_variables(names, true);
+  std::string lets;
+  for (const auto& v : c.spec.lets) {
+    lets +=
+        fmt::format("  const long long {} = {};\n  (void){};\n", v.name, to_cpp(v.value), v.name);
+    to_cpp.wide.insert(v.name);
+  }
+  const std::string vars = shape_vars + lets;
   std::string kernel_args;
   for (const auto& n : names) kernel_args += fmt::format(", (int){}", n);
   std::vector<std::string> kernels;
@@ -258,9 +267,16 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   auto kernel = [&](const std::string& name) { return fmt::format("{}_{}", prefix, name); };
   // Host side: the launch contract, evaluated for the actual shape and device.
   s += "\n// Launch code from the kopt: contract.\n";
-  s += "bool kopt_supported(const KoptShapeArgs& a) {\n" + vars + "  return true";
-  for (const auto& r : c.spec.requires_) s += " && " + to_cpp(r);
-  s += ";\n}\n";
+  // The requirements that name no named value first: the named values are
+  // defined where those hold (CandidateSpec::lets).
+  s += "bool kopt_supported(const KoptShapeArgs& a) {\n" + shape_vars;
+  std::string before = "true", after = "true";
+  for (const auto& r : c.spec.requires_)
+    (names_a_let(c.spec, r) ? after : before) += " && " + to_cpp(r);
+  if (c.spec.lets.empty())
+    s += "  return " + before + ";\n}\n";
+  else
+    s += "  if (!(" + before + ")) return false;\n" + lets + "  return " + after + ";\n}\n";
   s += fmt::format("long long kopt_packed_bytes(const KoptShapeArgs& a) {{\n{}  return {};\n}}\n",
                    vars, c.spec.relayout ? to_cpp(c.spec.packed_bytes) : "0");
   s +=

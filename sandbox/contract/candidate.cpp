@@ -5,16 +5,20 @@
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
 
 namespace kopt {
 
-using nlohmann::json;
+// Ordered: a contract's named values ("let") are evaluated in the order
+// they are written.
+using json = nlohmann::ordered_json;
 
 namespace {
 
 constexpr size_t kMaxLaunches = 8;
 constexpr size_t kMaxParams = 16;
+constexpr size_t kMaxLets = 16;
 constexpr int64_t kMaxGridDim = (int64_t{1} << 31) - 1;
 constexpr int64_t kMaxBufferBytes = int64_t{8} << 30;
 
@@ -22,6 +26,18 @@ bool valid_identifier(const std::string& s) {
   if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// A named value's name: upper case, digits and '_' (so it cannot be one of
+// the lower-case names of the launch code `kopt export` writes), not a name
+// kopt gives (WARP, SMS, KOPT_*).
+bool valid_let_name(const std::string& s) {
+  if (!valid_identifier(s) || !std::isupper(static_cast<unsigned char>(s[0]))) return false;
+  if (s == "WARP" || s == "SMS" || s.rfind("KOPT_", 0) == 0) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isupper(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
   });
 }
 
@@ -68,9 +84,9 @@ Status read_launch(const json& j, const std::string& what, LaunchSpec* out) {
 
 Status parse_spec(const json& j, CandidateSpec* spec) {
   if (!j.is_object()) return Status::error("the kopt: block must be a JSON object");
-  static const char* known[] = {"name",     "description",  "launches",
-                                "relayout", "packed_bytes", "workspace_bytes",
-                                "requires", "params",       "nondeterministic"};
+  static const char* known[] = {
+      "name",         "description",     "let",      "launches", "relayout",
+      "packed_bytes", "workspace_bytes", "requires", "params",   "nondeterministic"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known))
       return Status::error("unknown contract field \"" + it.key() + "\"");
@@ -85,6 +101,21 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
   spec->description = j.contains("description") ? j["description"].get<std::string>() : "";
   if (spec->name.size() > 200 || spec->description.size() > 4000)
     return Status::error("\"name\" (200 characters) or \"description\" (4000) is too long");
+  if (j.contains("let")) {
+    if (!j["let"].is_object())
+      return Status::error("\"let\" must be an object of named expressions");
+    if (j["let"].size() > kMaxLets)
+      return Status::error("at most " + std::to_string(kMaxLets) + " named values in \"let\"");
+    for (auto it = j["let"].begin(); it != j["let"].end(); ++it) {
+      NamedValue v;
+      v.name = it.key();
+      if (!valid_let_name(v.name))
+        return Status::error("named value \"" + v.name +
+                             "\" must be upper case, digits and '_' (not WARP, SMS or KOPT_...)");
+      KOPT_RETURN_IF_ERROR(read_expression(it.value(), "let." + v.name, &v.value));
+      spec->lets.push_back(v);
+    }
+  }
   if (!j.contains("launches") || !j["launches"].is_array() || j["launches"].empty())
     return Status::error("contract needs a non-empty \"launches\" array");
   if (j["launches"].size() > kMaxLaunches)
@@ -142,6 +173,10 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
       spec->params.push_back(p);
     }
   }
+  for (const auto& v : spec->lets)
+    for (const auto& p : spec->params)
+      if (v.name == p.name)
+        return Status::error("\"" + v.name + "\" is both a parameter and a named value");
   if (j.contains("nondeterministic")) {
     if (!j["nondeterministic"].is_boolean())
       return Status::error("\"nondeterministic\" must be true or false");
@@ -336,6 +371,7 @@ Status with_params(const Candidate& parsed, const std::map<std::string, int64_t>
 std::string contract_json(const CandidateSpec& spec) {
   json j;
   j["name"] = spec.name;
+  for (const auto& v : spec.lets) j["let"][v.name] = v.value.text();
   auto texts = [](const std::array<Expression, 3>& d) {
     return json{d[0].text(), d[1].text(), d[2].text()};
   };
@@ -357,20 +393,52 @@ std::string contract_json(const CandidateSpec& spec) {
   return j.dump(2);
 }
 
+bool names_a_let(const CandidateSpec& spec, const Expression& e) {
+  const std::set<std::string> names = e.names();
+  return std::any_of(spec.lets.begin(), spec.lets.end(),
+                     [&](const NamedValue& v) { return names.count(v.name) > 0; });
+}
+
 Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits& limits,
                      LaunchPlan* plan) {
   *plan = LaunchPlan();
   Variables vars = {{"WARP", limits.warp}, {"SMS", limits.sms}};
   for (const auto& [name, value] : shape.vars) vars[name] = value;
   for (const auto& [name, value] : c.params) vars[name] = value;
-  for (const auto& r : c.spec.requires_) {
+  // The requirements that name no named value, then the named values in
+  // order, then the requirements that name them (CandidateSpec::lets).
+  auto check = [&](const Expression& r, bool* holds) {
     int64_t v;
     KOPT_RETURN_IF_ERROR(r.evaluate(vars, &v));
-    if (v == 0) {
+    *holds = v != 0;
+    if (!*holds) {
       plan->supported = false;
       plan->unsupported_reason = "shape " + shape.name() + " fails requirement '" + r.text() + "'";
-      return Status();
     }
+    return Status();
+  };
+  std::vector<const Expression*> after_lets;
+  for (const auto& r : c.spec.requires_) {
+    if (names_a_let(c.spec, r)) {
+      after_lets.push_back(&r);
+      continue;
+    }
+    bool holds;
+    KOPT_RETURN_IF_ERROR(check(r, &holds));
+    if (!holds) return Status();
+  }
+  for (const auto& v : c.spec.lets) {
+    if (vars.count(v.name))
+      return Status::error("named value " + v.name + " has the name of a variable of " +
+                           shape.name());
+    int64_t value;
+    KOPT_RETURN_IF_ERROR(v.value.evaluate(vars, &value));
+    vars[v.name] = value;
+  }
+  for (const Expression* r : after_lets) {
+    bool holds;
+    KOPT_RETURN_IF_ERROR(check(*r, &holds));
+    if (!holds) return Status();
   }
   for (const auto& l : c.spec.launches) {
     ResolvedLaunch r;

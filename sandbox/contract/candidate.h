@@ -55,14 +55,28 @@ struct TunableParam {
   int64_t default_value = 0;
 };
 
+// A named value of the contract ("let"): an expression over the shape's
+// variables, WARP, SMS, the parameters and the named values before it, which
+// the contract's other expressions use by name, so that a quantity several
+// of them share (a kernel's slices of K: its grid, shared memory and
+// workspace) is written once. The requirements that name no named value are
+// checked first: the named values must be defined (no division by zero)
+// wherever those hold, as the launch code `kopt export` writes computes them
+// there.
+struct NamedValue {
+  std::string name;
+  Expression value;
+};
+
 struct CandidateSpec {
   std::string name;
   std::string description;
+  std::vector<NamedValue> lets;      // in order: each may use those before it
   std::vector<LaunchSpec> launches;  // per call, in order; all are timed
   std::optional<LaunchSpec> relayout;
   Expression packed_bytes = Expression::constant(0);
   Expression workspace_bytes = Expression::constant(0);
-  std::vector<Expression> requires_;
+  std::vector<Expression> requires_;  // those that name no named value first (plan_launches)
   std::vector<TunableParam> params;
   bool nondeterministic = false;
 };
@@ -149,6 +163,10 @@ struct LaunchPlan {
   int64_t packed_bytes = 0;
   int64_t workspace_bytes = 0;
 };
+
+// Whether `e` names one of the contract's named values (such a requirement
+// is checked after them).
+bool names_a_let(const CandidateSpec& spec, const Expression& e);
 
 // Evaluates every expression for one shape and device. Errors are contract
 // errors (bad expression, zero-size grid, too many threads...).

@@ -376,6 +376,19 @@ Status Expression::evaluate(const Variables& vars, int64_t* out) const {
   return Status();
 }
 
+std::set<std::string> Expression::names() const {
+  std::set<std::string> out;
+  std::vector<const Node*> todo;
+  if (root_) todo.push_back(root_.get());
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (n->kind == Node::kName) out.insert(n->name);
+    for (const auto& a : n->args) todo.push_back(a.get());
+  }
+  return out;
+}
+
 std::string Expression::to_cpp(const std::set<std::string>& wide) const {
   if (!root_) return "0LL";
   // Whole, so that it can stand beside any operator where it is used.

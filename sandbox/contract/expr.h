@@ -35,6 +35,9 @@ class Expression {
   // same value.
   Status evaluate(const Variables& vars, int64_t* out) const;
 
+  // The variables it names (a function's name is not one).
+  std::set<std::string> names() const;
+
   // C++ that computes the same value over long long: literals get LL (a
   // leading zero is dropped: C would read octal), a name not in `wide` (a
   // parameter's macro, an int) is cast to long long, parentheses where the

@@ -215,6 +215,44 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());
 }
 
+// A contract's named values reach the launch code as long long constants in
+// their order, after the requirements that do not name them (which keep
+// them defined) and before those that do; without named values the
+// requirements stay one return.
+TEST(ExportTest, NamedValuesBecomeConstantsAfterTheRequirementsThatDoNotNameThem) {
+  const std::string body =
+      "KOPT_KERNEL void gemv(const __half* x, const kopt_u8* w, float* y, float* ws, int K, int N, "
+      "int G) {}\n";
+  ExportedKernel k;
+  k.symbol = "generic_named";
+  ASSERT_TRUE(parse_candidate(R"c(/* kopt:
+{"name": "named", "let": {"STEPS": "cdiv(K / 32, WARP)", "PER": "cdiv(STEPS, SPLIT)"},
+ "launches": [{"kernel": "gemv", "grid": ["N", "cdiv(STEPS, PER)"], "block": ["WARP"]}],
+ "workspace_bytes": "PER * N * 4", "requires": ["K % 32 == 0", "PER <= 8"],
+ "params": {"SPLIT": {"values": [1, 2], "default": 2}}} */
+)c" + body,
+                              {}, &k.candidate)
+                  .ok());
+  GeneratedKernel g;
+  ASSERT_TRUE(generate_kernel_source(test::w4a16_problem(), k, &g).ok());
+  const std::string& t = g.entry_text;
+  const size_t supported = t.find("bool kopt_supported(");
+  const size_t guard = t.find("if (!(true && (K % 32LL == 0LL))) return false;", supported);
+  const size_t steps = t.find("const long long STEPS = kopt_cdiv(K / 32LL, WARP);", supported);
+  const size_t per = t.find("const long long PER = kopt_cdiv(STEPS, (long long)SPLIT);", supported);
+  const size_t named = t.find("return true && (PER <= 8LL);", supported);
+  ASSERT_NE(guard, std::string::npos) << t;
+  ASSERT_NE(steps, std::string::npos) << t;
+  ASSERT_NE(per, std::string::npos) << t;
+  ASSERT_NE(named, std::string::npos) << t;
+  EXPECT_LT(guard, steps);
+  EXPECT_LT(steps, per);
+  EXPECT_LT(per, named);
+  // Every other function of the launch code has them too.
+  EXPECT_NE(t.find("const long long PER", t.find("kopt_workspace_bytes(")), std::string::npos);
+  EXPECT_NE(t.find("const long long PER", t.find("hipError_t kopt_call(")), std::string::npos);
+}
+
 // A tuned entry is built as it was evaluated, with its shape's sizes as
 // macros (defined before the source, undefined after it, so the next entry
 // of a build starts clean); a generic entry, built for any shape, has none.

@@ -140,6 +140,105 @@ TEST(CandidateTest, RequiresMarksUnsupportedShapes) {
   EXPECT_NE(plan.unsupported_reason.find("K % 64 == 0"), std::string::npos);
 }
 
+// Named values ("let") are evaluated in the order written, each over the
+// variables, the parameters and the ones before it, and every other
+// expression may use them; the contract's JSON keeps them in that order.
+TEST(CandidateTest, NamedValuesAreEvaluatedInOrderAndUsedByEveryExpression) {
+  const std::string source = R"c(/* kopt:
+{"let": {"STEPS": "cdiv(K / 32, WARP)", "SLICES": "min(STEPS, SPLIT)", "PER": "cdiv(STEPS, SLICES)"},
+ "launches": [{"kernel": "k", "grid": ["N", "SLICES"], "block": ["WARP"], "shared_bytes": "PER * 512"}],
+ "workspace_bytes": "SLICES * N * 4",
+ "requires": ["K % 32 == 0", "PER <= 4"],
+ "params": {"SPLIT": {"values": [1, 2, 8], "default": 2}}} */)c";
+  const DeviceLimits limits{32, 132, 1024, 49152};
+  Candidate c;
+  ASSERT_TRUE(parse_candidate(source, {}, &c).ok());
+  ASSERT_EQ(c.spec.lets.size(), 3u);
+  EXPECT_EQ(c.spec.lets[0].name, "STEPS");
+  EXPECT_EQ(c.spec.lets[2].name, "PER");
+  const std::string json = contract_json(c.spec);
+  EXPECT_LT(json.find("\"STEPS\""), json.find("\"SLICES\"")) << json;
+  EXPECT_LT(json.find("\"SLICES\""), json.find("\"PER\"")) << json;
+  LaunchPlan plan;
+  // K = 7168: 224 chunks, 7 steps of 32 lanes, two slices of 4 steps.
+  ASSERT_TRUE(plan_launches(c, w4a16::shape(7168, 9216, 64), limits, &plan).ok());
+  ASSERT_TRUE(plan.supported);
+  EXPECT_EQ(plan.launches[0].grid[1], 2u);
+  EXPECT_EQ(plan.launches[0].shared_bytes, 4u * 512);
+  EXPECT_EQ(plan.workspace_bytes, 2 * 9216 * 4);
+  // A requirement on a named value: 9 steps in two slices are 5 a slice.
+  ASSERT_TRUE(plan_launches(c, w4a16::shape(9216, 64, 64), limits, &plan).ok());
+  EXPECT_FALSE(plan.supported);
+  EXPECT_NE(plan.unsupported_reason.find("PER <= 4"), std::string::npos);
+  Candidate eight;
+  ASSERT_TRUE(with_params(c, {{"SPLIT", 8}}, &eight).ok());
+  ASSERT_TRUE(plan_launches(eight, w4a16::shape(9216, 64, 64), limits, &plan).ok());
+  EXPECT_TRUE(plan.supported);
+  EXPECT_EQ(plan.launches[0].grid[1], 8u);
+}
+
+// The requirements that name no named value are checked before them, so a
+// named value needs to be defined only where those hold; one that is not is
+// the plan's error, as is a name used before it is given.
+TEST(CandidateTest, NamedValuesComeAfterTheRequirementsThatDoNotNameThem) {
+  auto plan_for = [](const std::string& contract, int64_t K, LaunchPlan* plan) {
+    Candidate c;
+    Status s = parse_candidate("/* kopt: " + contract + " */", {}, &c);
+    if (!s.ok()) return s;
+    return plan_launches(c, w4a16::shape(K, 64, 32), DeviceLimits{}, plan);
+  };
+  const std::string launch = R"c("launches": [{"kernel": "k", "grid": ["Q"], "block": [32]}])c";
+  const std::string guarded =
+      R"c({"let": {"Q": "N / (K - 64)"}, "requires": ["K != 64", "Q >= 1"], )c" + launch + "}";
+  LaunchPlan plan;
+  ASSERT_TRUE(plan_for(guarded, 64, &plan).ok());  // Q would divide by zero: unsupported first
+  EXPECT_FALSE(plan.supported);
+  EXPECT_NE(plan.unsupported_reason.find("K != 64"), std::string::npos);
+  ASSERT_TRUE(plan_for(guarded, 96, &plan).ok());
+  EXPECT_TRUE(plan.supported);
+  EXPECT_EQ(plan.launches[0].grid[0], 2u);
+  ASSERT_TRUE(plan_for(guarded, 160, &plan).ok());  // 64 / 96 = 0: fails "Q >= 1"
+  EXPECT_FALSE(plan.supported);
+  EXPECT_NE(plan.unsupported_reason.find("Q >= 1"), std::string::npos);
+  // Unguarded, the division by zero is the plan's error, naming it.
+  Status s = plan_for(R"c({"let": {"Q": "N / (K - 64)"}, )c" + launch + "}", 64, &plan);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("N / (K - 64)"), std::string::npos) << s.message();
+  // A name used before it is given.
+  s = plan_for(R"c({"let": {"Q": "B + 1", "B": "2"}, )c" + launch + "}", 64, &plan);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("B"), std::string::npos) << s.message();
+  // A shape variable's name.
+  s = plan_for(R"c({"let": {"K": "2", "Q": "1"}, )c" + launch + "}", 64, &plan);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("named value K has the name of a variable"), std::string::npos)
+      << s.message();
+}
+
+TEST(CandidateTest, NamedValuesWithBadNamesOrFormsAreContractErrors) {
+  const std::string launch = R"c("launches": [{"kernel": "k", "grid": [1], "block": [32]}])c";
+  const std::vector<std::string> bad = {
+      R"c("let": {"steps": "1"})c",
+      R"c("let": {"WARP": "1"})c",
+      R"c("let": {"KOPT_X": "1"})c",
+      R"c("let": {"A-B": "1"})c",
+      R"c("let": {"A": "1 +"})c",
+      R"c("let": {"A": [1]})c",
+      R"c("let": ["A", "1"])c",
+      R"c("let": {"ROWS": "1"}, "params": {"ROWS": {"values": [1]}})c"};
+  for (const std::string& let : bad) {
+    Candidate c;
+    EXPECT_FALSE(parse_candidate("/* kopt: {" + let + ", " + launch + "} */", {}, &c).ok()) << let;
+  }
+  std::string many = R"c("let": {)c";
+  for (int i = 0; i < 17; ++i) many += (i ? ", \"V" : "\"V") + std::to_string(i) + "\": \"1\"";
+  Candidate c;
+  EXPECT_FALSE(parse_candidate("/* kopt: {" + many + "}, " + launch + "} */", {}, &c).ok());
+  Candidate ok;
+  EXPECT_TRUE(
+      parse_candidate("/* kopt: {\"let\": {\"A1_B\": \"1\"}, " + launch + "} */", {}, &ok).ok());
+}
+
 TEST(CandidateTest, RejectsBadContracts) {
   Candidate c;
   EXPECT_FALSE(parse_candidate("KOPT_KERNEL void gemv() {}", {}, &c).ok());  // no block
