@@ -271,8 +271,8 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   // defined where those hold (CandidateSpec::lets).
   s += "bool kopt_supported(const KoptShapeArgs& a) {\n" + shape_vars;
   std::string before = "true", after = "true";
-  for (const auto& r : c.spec.requires_)
-    (names_a_let(c.spec, r) ? after : before) += " && " + to_cpp(r);
+  for (size_t i = 0; i < c.spec.requires_.size(); ++i)
+    (i < c.spec.requires_before_lets ? before : after) += " && " + to_cpp(c.spec.requires_[i]);
   if (c.spec.lets.empty())
     s += "  return " + before + ";\n}\n";
   else

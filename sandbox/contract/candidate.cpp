@@ -29,12 +29,17 @@ bool valid_identifier(const std::string& s) {
   });
 }
 
+// A name kopt gives every contract (WARP, SMS) or its builds (KOPT_*).
+bool kopt_given_name(const std::string& s) {
+  return s == "WARP" || s == "SMS" || s.rfind("KOPT_", 0) == 0;
+}
+
 // A named value's name: upper case, digits and '_' (so it cannot be one of
 // the lower-case names of the launch code `kopt export` writes), not a name
-// kopt gives (WARP, SMS, KOPT_*).
+// kopt gives.
 bool valid_let_name(const std::string& s) {
   if (!valid_identifier(s) || !std::isupper(static_cast<unsigned char>(s[0]))) return false;
-  if (s == "WARP" || s == "SMS" || s.rfind("KOPT_", 0) == 0) return false;
+  if (kopt_given_name(s)) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isupper(static_cast<unsigned char>(c)) ||
            std::isdigit(static_cast<unsigned char>(c)) || c == '_';
@@ -152,7 +157,7 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
       TunableParam p;
       p.name = it.key();
       if (!valid_identifier(p.name) || p.name == "K" || p.name == "N" || p.name == "G" ||
-          p.name == "WARP" || p.name == "SMS" || p.name.rfind("KOPT_", 0) == 0)
+          kopt_given_name(p.name))
         return Status::error("parameter name \"" + p.name + "\" is not allowed");
       const json& v = it.value();
       if (!v.is_object() || !v.contains("values") || !v["values"].is_array() || v["values"].empty())
@@ -177,6 +182,14 @@ Status parse_spec(const json& j, CandidateSpec* spec) {
     for (const auto& p : spec->params)
       if (v.name == p.name)
         return Status::error("\"" + v.name + "\" is both a parameter and a named value");
+  auto names_no_let = [&](const Expression& r) {
+    const std::set<std::string> names = r.names();
+    return std::none_of(spec->lets.begin(), spec->lets.end(),
+                        [&](const NamedValue& v) { return names.count(v.name) > 0; });
+  };
+  spec->requires_before_lets = static_cast<size_t>(
+      std::stable_partition(spec->requires_.begin(), spec->requires_.end(), names_no_let) -
+      spec->requires_.begin());
   if (j.contains("nondeterministic")) {
     if (!j["nondeterministic"].is_boolean())
       return Status::error("\"nondeterministic\" must be true or false");
@@ -393,12 +406,6 @@ std::string contract_json(const CandidateSpec& spec) {
   return j.dump(2);
 }
 
-bool names_a_let(const CandidateSpec& spec, const Expression& e) {
-  const std::set<std::string> names = e.names();
-  return std::any_of(spec.lets.begin(), spec.lets.end(),
-                     [&](const NamedValue& v) { return names.count(v.name) > 0; });
-}
-
 Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits& limits,
                      LaunchPlan* plan) {
   *plan = LaunchPlan();
@@ -407,26 +414,27 @@ Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits&
   for (const auto& [name, value] : c.params) vars[name] = value;
   // The requirements that name no named value, then the named values in
   // order, then the requirements that name them (CandidateSpec::lets).
-  auto check = [&](const Expression& r, bool* holds) {
-    int64_t v;
-    KOPT_RETURN_IF_ERROR(r.evaluate(vars, &v));
-    *holds = v != 0;
-    if (!*holds) {
-      plan->supported = false;
-      plan->unsupported_reason = "shape " + shape.name() + " fails requirement '" + r.text() + "'";
+  // `holds` false: the shape is unsupported, the plan says which failed.
+  using Requirement = std::vector<Expression>::const_iterator;
+  auto check = [&](Requirement from, Requirement to, bool* holds) {
+    *holds = true;
+    for (Requirement r = from; r != to && *holds; ++r) {
+      int64_t v;
+      KOPT_RETURN_IF_ERROR(r->evaluate(vars, &v));
+      *holds = v != 0;
+      if (!*holds) {
+        plan->supported = false;
+        plan->unsupported_reason =
+            "shape " + shape.name() + " fails requirement '" + r->text() + "'";
+      }
     }
     return Status();
   };
-  std::vector<const Expression*> after_lets;
-  for (const auto& r : c.spec.requires_) {
-    if (names_a_let(c.spec, r)) {
-      after_lets.push_back(&r);
-      continue;
-    }
-    bool holds;
-    KOPT_RETURN_IF_ERROR(check(r, &holds));
-    if (!holds) return Status();
-  }
+  const auto& requirements = c.spec.requires_;
+  const Requirement after_lets = requirements.begin() + c.spec.requires_before_lets;
+  bool holds;
+  KOPT_RETURN_IF_ERROR(check(requirements.begin(), after_lets, &holds));
+  if (!holds) return Status();
   for (const auto& v : c.spec.lets) {
     if (vars.count(v.name))
       return Status::error("named value " + v.name + " has the name of a variable of " +
@@ -435,11 +443,8 @@ Status plan_launches(const Candidate& c, const Shape& shape, const DeviceLimits&
     KOPT_RETURN_IF_ERROR(v.value.evaluate(vars, &value));
     vars[v.name] = value;
   }
-  for (const Expression* r : after_lets) {
-    bool holds;
-    KOPT_RETURN_IF_ERROR(check(*r, &holds));
-    if (!holds) return Status();
-  }
+  KOPT_RETURN_IF_ERROR(check(after_lets, requirements.end(), &holds));
+  if (!holds) return Status();
   for (const auto& l : c.spec.launches) {
     ResolvedLaunch r;
     KOPT_RETURN_IF_ERROR(resolve_launch(l, vars, limits, &r));

@@ -76,7 +76,11 @@ struct CandidateSpec {
   std::optional<LaunchSpec> relayout;
   Expression packed_bytes = Expression::constant(0);
   Expression workspace_bytes = Expression::constant(0);
-  std::vector<Expression> requires_;  // those that name no named value first (plan_launches)
+  // As written, but those that name no named value first (stable): the first
+  // `requires_before_lets` are checked before the named values are evaluated,
+  // the others after them (CandidateSpec::lets).
+  std::vector<Expression> requires_;
+  size_t requires_before_lets = 0;
   std::vector<TunableParam> params;
   bool nondeterministic = false;
 };
@@ -163,10 +167,6 @@ struct LaunchPlan {
   int64_t packed_bytes = 0;
   int64_t workspace_bytes = 0;
 };
-
-// Whether `e` names one of the contract's named values (such a requirement
-// is checked after them).
-bool names_a_let(const CandidateSpec& spec, const Expression& e);
 
 // Evaluates every expression for one shape and device. Errors are contract
 // errors (bad expression, zero-size grid, too many threads...).

@@ -378,13 +378,13 @@ Status Expression::evaluate(const Variables& vars, int64_t* out) const {
 
 std::set<std::string> Expression::names() const {
   std::set<std::string> out;
-  std::vector<const Node*> todo;
-  if (root_) todo.push_back(root_.get());
-  while (!todo.empty()) {
-    const Node* n = todo.back();
-    todo.pop_back();
+  std::vector<const Node*> unvisited;
+  if (root_) unvisited.push_back(root_.get());
+  while (!unvisited.empty()) {
+    const Node* n = unvisited.back();
+    unvisited.pop_back();
     if (n->kind == Node::kName) out.insert(n->name);
-    for (const auto& a : n->args) todo.push_back(a.get());
+    for (const auto& a : n->args) unvisited.push_back(a.get());
   }
   return out;
 }
