@@ -1,9 +1,9 @@
 // The library's batched kernels: the w4a16_batch problem's `klanes` seed
 // (seeds/w4a16_batch/klanes.hip, included as it is) built for each M bucket
 // (2 rows for long K only; 16 not on AMD) and both weight layouts it reads
-// (with two column groups a warp for short K and for 16 rows in the packed
-// layout, at 16 rows one column a warp for the shapes tuned so, and at 8
-// rows blocks of sixteen warps for those tuned so), its
+// (with two column groups a warp for short K in the packed layout and for
+// 16 rows in both, at 16 rows one column a warp for the shapes tuned so,
+// and at 8 rows blocks of sixteen warps for those tuned so), its
 // `xrows` seed for 2 and 4 rows and each number of warps of a
 // block (and lane groups of 16 for 2 rows of short K; and the builds tuned
 // for some contest shapes), and their tables. On NVIDIA both multiply x as
@@ -93,6 +93,16 @@
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 1
+#include "kopt_w4a16_batched_instance.inc"
+// Two column groups at 16 rows in the canonical layout too: past 8 rows
+// every K above a warp's chunks takes two (kopt_batched_choice), and a
+// shape whose batch-1 kernel reads the canonical blob (split-K's, the
+// generic pick on the longest K) runs its batched calls on this layout.
+// Without it they fell back to one group: 10 rows of 17920x5120 95.6 us
+// against the seed's 84.7 at two (H200, 2026-11-28, PERFORMANCE.md).
+#define KOPT_KLANES_ROWS 16
+#define KOPT_KLANES_LAYOUT 1
+#define KOPT_KLANES_GROUPS 2
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 
@@ -290,6 +300,7 @@ constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m8_1_g1_c2_build::kParams, kopt_klanes_m8_1_g1_c2_build::call, kopt_klanes_m8_1_g1_c2_build::lay_out},
 #if !defined(KOPT_AMD)
     {kopt_klanes_m16_1_g1_c2_build::kParams, kopt_klanes_m16_1_g1_c2_build::call, kopt_klanes_m16_1_g1_c2_build::lay_out},
+    {kopt_klanes_m16_1_g2_c2_build::kParams, kopt_klanes_m16_1_g2_c2_build::call, kopt_klanes_m16_1_g2_c2_build::lay_out},
 #endif
     {kopt_klanes_m4_0_g2_c2_build::kParams, kopt_klanes_m4_0_g2_c2_build::call, kopt_klanes_m4_0_g2_c2_build::lay_out},
     {kopt_klanes_m8_0_g2_c2_build::kParams, kopt_klanes_m8_0_g2_c2_build::call, kopt_klanes_m8_0_g2_c2_build::lay_out},
@@ -318,21 +329,41 @@ static_assert(kopt_each_entry_has_a_build(kKoptBatchedTuned, kKoptBatchedKernels
               "a kKoptBatchedTuned entry has no build");
 #endif
 
+// The first build (the smallest bucket) that holds p's rows with p's
+// layout, column groups, columns, warps and OCC; nullptr for none.
+constexpr const KoptBatchedKernel* kopt_batched_build_of(const KoptBatchedParams& p) {
+  for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
+    if (k->params.layout == p.layout && k->params.rows >= p.rows && k->params.groups == p.groups &&
+        k->params.cols == p.cols && k->params.warps == p.warps && k->params.occ == p.occ)
+      return k;
+  return nullptr;
+}
+
+#if !defined(KOPT_AMD)
+// The choice for a shape no entry is tuned for has its own bucket's build in
+// both layouts at every bucket (one group up to 8 rows at long K, two past
+// them); NVIDIA only, where the 16-row builds are. A choice without its
+// build falls back to the usual one without a word (one group at 16 rows in
+// the canonical layout cost 10 rows of 17920x5120 13%: the build above).
+constexpr bool kopt_untuned_choices_built() {
+  for (const long long rows : kKoptBatchedBuckets)
+    for (const long long layout : {0LL, 1LL}) {
+      const KoptBatchedKernel* k = kopt_batched_build_of(kopt_batched_choice(rows, layout, 8192, 8192, 32));
+      if (!k || k->params.rows != rows) return false;
+    }
+  return true;
+}
+static_assert(kopt_untuned_choices_built(), "a bucket's choice for an untuned shape has no build");
+#endif
+
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
                                              long long N, long long warp) {
-  auto builds = [&](const KoptBatchedKernel& k, const KoptBatchedParams& p) {
-    return k.params.layout == layout && k.params.rows >= rows && k.params.groups == p.groups &&
-           k.params.cols == p.cols && k.params.warps == p.warps && k.params.occ == p.occ;
-  };
-  const KoptBatchedParams chosen = kopt_batched_choice(rows, layout, K, N, warp);
-  for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (builds(*k, chosen)) return k;
-  // Two groups, one column and other blocks are built for some buckets and
-  // layouts only: the usual build serves the rest.
-  const KoptBatchedParams usual = kopt_batched_usual(rows, layout, warp);
-  for (const KoptBatchedKernel* k = kKoptBatchedKernels; k->call; ++k)
-    if (builds(*k, usual)) return k;
-  return nullptr;
+  if (const KoptBatchedKernel* k = kopt_batched_build_of(kopt_batched_choice(rows, layout, K, N, warp)))
+    return k;
+  // Two groups at 4 and 8 rows in the canonical layout, one column and
+  // other blocks are built for some buckets and layouts only: the usual
+  // build serves the rest.
+  return kopt_batched_build_of(kopt_batched_usual(rows, layout, warp));
 }
 
 long long kopt_batched_workspace_bytes(long long rows, long long layout, long long K, long long N,

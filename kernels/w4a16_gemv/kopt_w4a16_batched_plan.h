@@ -88,7 +88,9 @@ constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 
 // K in one step, two in two with as many lanes idle and a second slice of K
 // to add (H100, 2026-11-27, PERFORMANCE.md: 16 rows of 640x5120, never
 // used in development, 9.27 us at one group against 11.53 at two).
-// The library builds two groups in the packed layout (layout 0) only.
+// The library builds two groups in both layouts at 16 rows, in the packed
+// layout (layout 0) only at 4 and 8 rows, where they serve K up to 512 and
+// a shape in the canonical layout takes one group.
 //
 // Some contest shapes take other groups or columns a warp in one row bucket
 // on a warp of 32, where the seed with X16 was measured apart by more than
@@ -127,8 +129,8 @@ constexpr KoptBatchedTuned kKoptBatchedTuned[] = {
     {16, 5120, 3584, 2, 1, 8, 2}, {16, 1536, 6144, 2, 1, 8, 2}, {16, 5120, 768, 2, 1, 8, 2},
     {16, 5120, 256, 2, 1, 8, 2}};
 // The tuned entry of M rows of K x N on this warp size; nullptr for none.
-inline const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long long warp,
-                                                  long long rows) {
+constexpr const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long long warp,
+                                                     long long rows) {
   if (warp != 32) return nullptr;
   const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
   for (const KoptBatchedTuned& t : kKoptBatchedTuned)
@@ -137,7 +139,7 @@ inline const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long
 }
 // The library's usual build of a bucket on this warp size: blocks of 256
 // threads, one column group, KoptBatchedParams's columns and OCC.
-inline KoptBatchedParams kopt_batched_usual(long long rows, long long layout, long long warp) {
+constexpr KoptBatchedParams kopt_batched_usual(long long rows, long long layout, long long warp) {
   KoptBatchedParams p{rows, layout};
   p.warps = 256 / warp;
   return p;
@@ -146,8 +148,8 @@ inline KoptBatchedParams kopt_batched_usual(long long rows, long long layout, lo
 // entry's column groups, columns, warps and OCC, else the usual build with
 // two column groups where a column's chunks fit half a warp, or past 8 rows
 // (above).
-inline KoptBatchedParams kopt_batched_choice(long long rows, long long layout, long long K,
-                                             long long N, long long warp) {
+constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout, long long K,
+                                                long long N, long long warp) {
   KoptBatchedParams p = kopt_batched_usual(rows, layout, warp);
   if (const KoptBatchedTuned* t = kopt_batched_tuned(K, N, warp, rows)) {
     p.groups = t->groups;
