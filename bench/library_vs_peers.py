@@ -16,34 +16,43 @@ from example_output import example_results
 from script_inputs import read_json, read_text
 
 
+def compare(example_text, peers, rows):
+    """Per shape of the peers' file, in its order: shape, verdict ("ok",
+    "FAIL" or "missing"), the library's µs, PyTorch int4's, cuBLAS fp16's,
+    and whether the library is faster than both."""
+    # The peers' group size (torch_peers.py times G = 64, the contest's; its
+    # older files do not say): the example also runs some shapes at other G.
+    group = peers.get("G", 64)
+    lib = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
+           for r in example_results(example_text) if r["rows"] == rows and r["G"] == group}
+    compared = []
+    for r in peers["results"]:
+        verdict, us = lib.get(r["shape"], ("missing", float("nan")))
+        int4, cublas = r.get("torch_int4_us", float("nan")), r.get("cublas_fp16_us", float("nan"))
+        compared.append({"shape": r["shape"], "verdict": verdict, "us": us, "int4": int4, "cublas": cublas,
+                         "win": verdict == "ok" and us < int4 and us < cublas})
+    return compared
+
+
+def table(compared, rows):
+    lines = [f"| shape | library M={rows} µs | PyTorch int4 µs | cuBLAS fp16 µs | faster than both |",
+             "|---|---|---|---|---|"]
+    for c in compared:
+        cell = f"**{c['us']:.2f}**" if c["win"] else f"{c['us']:.2f}"
+        lines.append(f"| {c['shape']} | {cell}{'' if c['verdict'] == 'ok' else ' (' + c['verdict'] + ')'} | "
+                     f"{c['int4']:.2f} | {c['cublas']:.2f} | {'yes' if c['win'] else 'no'} |")
+    sums = [sum(c[k] for c in compared) for k in ("us", "int4", "cublas")]
+    lines.append(f"| **sum** | {sums[0]:.2f} | {sums[1]:.2f} | {sums[2]:.2f} | "
+                 f"{sum(c['win'] for c in compared)} of {len(compared)} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     if len(sys.argv) != 5 or not sys.argv[3].isdigit():
         sys.exit(__doc__)
     example, peers_path, rows, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     peers = read_json(peers_path, "results")
-    # The peers' group size (torch_peers.py times G = 64, the contest's; its
-    # older files do not say): the example also runs some shapes at other G.
-    group = peers.get("G", 64)
-    lib = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
-           for r in example_results(read_text(example)) if r["rows"] == rows and r["G"] == group}
-    lines = [f"| shape | library M={rows} µs | PyTorch int4 µs | cuBLAS fp16 µs | faster than both |",
-             "|---|---|---|---|---|"]
-    sums = [0.0, 0.0, 0.0]
-    wins = 0
-    for r in peers["results"]:
-        shape = r["shape"]
-        verdict, us = lib.get(shape, ("missing", float("nan")))
-        int4, cublas = r.get("torch_int4_us", float("nan")), r.get("cublas_fp16_us", float("nan"))
-        win = verdict == "ok" and us < int4 and us < cublas
-        wins += win
-        for i, v in enumerate((us, int4, cublas)):
-            sums[i] += v
-        cell = f"**{us:.2f}**" if win else f"{us:.2f}"
-        lines.append(f"| {shape} | {cell}{'' if verdict == 'ok' else ' (' + verdict + ')'} | "
-                     f"{int4:.2f} | {cublas:.2f} | {'yes' if win else 'no'} |")
-    lines.append(f"| **sum** | {sums[0]:.2f} | {sums[1]:.2f} | {sums[2]:.2f} | "
-                 f"{wins} of {len(peers['results'])} |")
-    text = "\n".join(lines) + "\n"
+    text = table(compare(read_text(example), peers, rows), rows)
     open(out, "w").write(text)
     print(text)
 

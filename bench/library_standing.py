@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Where the shipped library stands at each decode batch, beside PyTorch's peers, in one run.
+
+Usage: library_standing.py --example EXAMPLE --out DIR [--rows 1,2,4,8,16]
+                           [--peers PEERS_SCRIPT] [--timeout SECONDS]
+
+For each M of --rows, in that order: the library example at `--rows M`
+(kernels/w4a16_gemv/example: every shape checked against an fp64 reference
+by the 1e-2 rule, the library's call timed as `kopt bench` times), its
+output in DIR/mM.txt; past one row, the peers at the same M
+(bench/torch_peers.py, or PEERS_SCRIPT taking the same arguments: OUT.json
+M) in DIR/torch-mM.json, and the two merged as library_vs_peers.py merges
+them in DIR/mM-vs-peers.md. Then DIR/standing.md: per contest shape the
+library at each M with the peers beside it (bold where it is faster than
+both), M=8 / M=1 where both ran, the sums and the counts; it is printed too.
+
+Exit status 1 when a (shape, M) fails the 1e-2 check or has no result; 2,
+with one line, when the example or a peer script cannot be run.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+from example_output import example_results
+from library_vs_peers import compare, table
+from script_inputs import fail, read_json, run_example
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_peers(script, out, rows, timeout):
+    """The peers at `rows` rows, as the JSON the script wrote to `out`."""
+    call = [sys.executable, script, out, str(rows)]
+    try:
+        r = subprocess.run(call, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        fail(f"{script} at M={rows}: timed out after {timeout} s")
+    if r.returncode != 0:
+        said = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
+        fail(f"{script} at M={rows} exited {r.returncode}: {said}")
+    return read_json(out, "results")
+
+
+def standing_table(shapes, rows_list, compared, batch1):
+    """The (shape x M) table: `compared` maps each M past one to
+    library_vs_peers.compare's rows (in the order of `shapes`), `batch1`
+    each shape's M = 1 (verdict, µs)."""
+    ratio = 1 in rows_list and 8 in compared
+    head, rule = ["shape"], ["---"]
+    for m in rows_list:
+        head += [f"M={m}"] if m == 1 else [f"M={m}", "PyTorch", "cuBLAS"]
+    if ratio:
+        head.append("M=8 / M=1")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    sums = {}
+    for i, shape in enumerate(shapes):
+        cells = [shape]
+        for m in rows_list:
+            if m == 1:
+                verdict, us = batch1.get(shape, ("missing", float("nan")))
+                cells.append(f"{us:.2f}" + ("" if verdict == "ok" else f" ({verdict})"))
+                sums[(1, "us")] = sums.get((1, "us"), 0.0) + us
+                continue
+            c = compared[m][i]
+            mark = f"**{c['us']:.2f}**" if c["win"] else f"{c['us']:.2f}"
+            cells += [mark + ("" if c["verdict"] == "ok" else f" ({c['verdict']})"), f"{c['int4']:.2f}",
+                      f"{c['cublas']:.2f}"]
+            for k in ("us", "int4", "cublas"):
+                sums[(m, k)] = sums.get((m, k), 0.0) + c[k]
+        if ratio:
+            cells.append(f"{compared[8][i]['us'] / batch1.get(shape, ('', float('nan')))[1]:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    total, wins = ["**sum**"], ["faster than both"]
+    for m in rows_list:
+        if m == 1:
+            total.append(f"{sums.get((1, 'us'), 0.0):.2f}")
+            wins.append("")
+            continue
+        total += [f"{sums[(m, k)]:.2f}" for k in ("us", "int4", "cublas")]
+        wins += [f"{sum(c['win'] for c in compared[m])} of {len(shapes)}", "", ""]
+    if ratio:
+        total.append(f"{sums[(8, 'us')] / sums[(1, 'us')]:.2f}")
+        wins.append("")
+    lines += ["| " + " | ".join(total) + " |", "| " + " | ".join(wins) + " |"]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--example", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rows", default="1,2,4,8,16")
+    ap.add_argument("--peers", default=os.path.join(HERE, "torch_peers.py"))
+    ap.add_argument("--timeout", type=int, default=120)
+    a = ap.parse_args()
+    try:
+        rows_list = [int(m) for m in a.rows.split(",")]
+    except ValueError:
+        fail(f"--rows {a.rows}: not a list of row counts such as 1,2,4,8,16")
+    if not rows_list or any(m < 1 or m > 16 for m in rows_list) or len(set(rows_list)) != len(rows_list):
+        fail(f"--rows {a.rows}: each M once, from 1 to 16")
+    os.makedirs(a.out, exist_ok=True)
+
+    compared, batch1, checked, bad = {}, {}, 0, []
+    for m in rows_list:
+        text = run_example([a.example, "--rows", str(m)], a.timeout)
+        open(os.path.join(a.out, f"m{m}.txt"), "w").write(text)
+        if m == 1:
+            batch1 = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
+                      for r in example_results(text) if r["rows"] == 1 and r["G"] == 64}
+            continue
+        peers = run_peers(a.peers, os.path.join(a.out, f"torch-m{m}.json"), m, a.timeout)
+        compared[m] = compare(text, peers, m)
+        open(os.path.join(a.out, f"m{m}-vs-peers.md"), "w").write(table(compared[m], m))
+    # The peers' shapes (the contest's); with no M past one, the example's.
+    shapes = [c["shape"] for c in next(iter(compared.values()))] if compared else list(batch1)
+    for m in rows_list:
+        verdicts = ([batch1.get(s, ("missing",))[0] for s in shapes] if m == 1 else
+                    [c["verdict"] for c in compared[m]])
+        checked += len(verdicts)
+        bad += [f"{s} at M={m} ({v})" for s, v in zip(shapes, verdicts) if v != "ok"]
+
+    text = standing_table(shapes, rows_list, compared, batch1)
+    summary = f"{len(bad)} of {checked} (shape, M) failed the 1e-2 check or had no result"
+    if bad:
+        summary += ": " + ", ".join(bad)
+    text += "\n" + summary + "\n"
+    open(os.path.join(a.out, "standing.md"), "w").write(text)
+    print(text, end="")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
