@@ -98,8 +98,9 @@
 // every K above a warp's chunks takes two (kopt_batched_choice), and a
 // shape whose batch-1 kernel reads the canonical blob (split-K's, the
 // generic pick on the longest K) runs its batched calls on this layout.
-// Without it they fell back to one group: 10 rows of 17920x5120 95.6 us
-// against the seed's 84.7 at two (H200, 2026-11-28, PERFORMANCE.md).
+// Without it they fell back to one group: 10 rows of 17920x5120 took
+// 95.6 us, with it 91.3 (H200, 2026-11-28, PERFORMANCE.md; the seed at two
+// groups in its packed layout 84.7).
 #define KOPT_KLANES_ROWS 16
 #define KOPT_KLANES_LAYOUT 1
 #define KOPT_KLANES_GROUPS 2
@@ -344,7 +345,7 @@ constexpr const KoptBatchedKernel* kopt_batched_build_of(const KoptBatchedParams
 // both layouts at every bucket (one group up to 8 rows at long K, two past
 // them); NVIDIA only, where the 16-row builds are. A choice without its
 // build falls back to the usual one without a word (one group at 16 rows in
-// the canonical layout cost 10 rows of 17920x5120 13%: the build above).
+// the canonical layout cost 10 rows of 17920x5120 5%: the build above).
 constexpr bool kopt_untuned_choices_built() {
   for (const long long rows : kKoptBatchedBuckets)
     for (const long long layout : {0LL, 1LL}) {
