@@ -42,19 +42,22 @@ def run_peers(script, out, rows, timeout):
     return read_json(out, "results")
 
 
+MISSING = {"verdict": "missing", "us": float("nan"), "int4": float("nan"), "cublas": float("nan"), "win": False}
+
+
 def standing_table(shapes, rows_list, compared, batch1):
     """The (shape x M) table: `compared` maps each M past one to
-    library_vs_peers.compare's rows (in the order of `shapes`), `batch1`
-    each shape's M = 1 (verdict, µs)."""
+    library_vs_peers.compare's rows by shape, `batch1` each shape's M = 1
+    (verdict, µs)."""
     ratio = 1 in rows_list and 8 in compared
-    head, rule = ["shape"], ["---"]
+    head = ["shape"]
     for m in rows_list:
         head += [f"M={m}"] if m == 1 else [f"M={m}", "PyTorch", "cuBLAS"]
     if ratio:
         head.append("M=8 / M=1")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     sums = {}
-    for i, shape in enumerate(shapes):
+    for shape in shapes:
         cells = [shape]
         for m in rows_list:
             if m == 1:
@@ -62,14 +65,14 @@ def standing_table(shapes, rows_list, compared, batch1):
                 cells.append(f"{us:.2f}" + ("" if verdict == "ok" else f" ({verdict})"))
                 sums[(1, "us")] = sums.get((1, "us"), 0.0) + us
                 continue
-            c = compared[m][i]
+            c = compared[m].get(shape, MISSING)
             mark = f"**{c['us']:.2f}**" if c["win"] else f"{c['us']:.2f}"
             cells += [mark + ("" if c["verdict"] == "ok" else f" ({c['verdict']})"), f"{c['int4']:.2f}",
                       f"{c['cublas']:.2f}"]
             for k in ("us", "int4", "cublas"):
                 sums[(m, k)] = sums.get((m, k), 0.0) + c[k]
         if ratio:
-            cells.append(f"{compared[8][i]['us'] / batch1.get(shape, ('', float('nan')))[1]:.2f}")
+            cells.append(f"{compared[8].get(shape, MISSING)['us'] / batch1.get(shape, ('', float('nan')))[1]:.2f}")
         lines.append("| " + " | ".join(cells) + " |")
     total, wins = ["**sum**"], ["faster than both"]
     for m in rows_list:
@@ -78,7 +81,7 @@ def standing_table(shapes, rows_list, compared, batch1):
             wins.append("")
             continue
         total += [f"{sums[(m, k)]:.2f}" for k in ("us", "int4", "cublas")]
-        wins += [f"{sum(c['win'] for c in compared[m])} of {len(shapes)}", "", ""]
+        wins += [f"{sum(c['win'] for c in compared[m].values())} of {len(shapes)}", "", ""]
     if ratio:
         total.append(f"{sums[(8, 'us')] / sums[(1, 'us')]:.2f}")
         wins.append("")
@@ -102,7 +105,7 @@ def main():
         fail(f"--rows {a.rows}: each M once, from 1 to 16")
     os.makedirs(a.out, exist_ok=True)
 
-    compared, batch1, checked, bad = {}, {}, 0, []
+    compared, batch1, shapes, checked, bad = {}, {}, [], 0, []
     for m in rows_list:
         text = run_example([a.example, "--rows", str(m)], a.timeout)
         open(os.path.join(a.out, f"m{m}.txt"), "w").write(text)
@@ -111,13 +114,16 @@ def main():
                       for r in example_results(text) if r["rows"] == 1 and r["G"] == 64}
             continue
         peers = run_peers(a.peers, os.path.join(a.out, f"torch-m{m}.json"), m, a.timeout)
-        compared[m] = compare(text, peers, m)
-        open(os.path.join(a.out, f"m{m}-vs-peers.md"), "w").write(table(compared[m], m))
-    # The peers' shapes (the contest's); with no M past one, the example's.
-    shapes = [c["shape"] for c in next(iter(compared.values()))] if compared else list(batch1)
+        rows = compare(text, peers, m)
+        open(os.path.join(a.out, f"m{m}-vs-peers.md"), "w").write(table(rows, m))
+        compared[m] = {c["shape"]: c for c in rows}
+        # The shapes the peers were timed on (the contest's), in their order.
+        shapes += [c["shape"] for c in rows if c["shape"] not in shapes]
+    if not compared:
+        shapes = list(batch1)
     for m in rows_list:
-        verdicts = ([batch1.get(s, ("missing",))[0] for s in shapes] if m == 1 else
-                    [c["verdict"] for c in compared[m]])
+        verdicts = [batch1.get(s, ("missing",))[0] if m == 1 else compared[m].get(s, MISSING)["verdict"]
+                    for s in shapes]
         checked += len(verdicts)
         bad += [f"{s} at M={m} ({v})" for s, v in zip(shapes, verdicts) if v != "ok"]
 

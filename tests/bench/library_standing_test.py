@@ -90,6 +90,12 @@ def main():
         times["384x5120"]["8"] = ("FAIL", 5.0)
         r, _ = run(d, times=times)
         assert r.returncode == 1 and "1 of 6 (shape, M) failed" in r.stdout and "384x5120 at M=8 (FAIL)" in r.stdout, r
+        # Peers at one M without a shape the others have: that (shape, M) has no result.
+        peers = json.loads(json.dumps(PEERS))
+        del peers["8"]["384x5120"]
+        r, _ = run(d, peers=peers)
+        assert r.returncode == 1 and "384x5120 at M=8 (missing)" in r.stdout, r
+        assert "| 384x5120 | 2.00 | **3.00** | 3.50 | 3.90 | nan (missing) | nan | nan | nan |" in r.stdout, r.stdout
         # Only rows 2 asked for: no M = 1 column and no ratio.
         r, out = run(d, rows="2")
         assert r.returncode == 0 and r.stdout.splitlines()[0] == "| shape | M=2 | PyTorch | cuBLAS |", r
