@@ -276,8 +276,9 @@
 
 #if KOPT_HOST_PASS
 // Whether every entry of a tuned table has a build among `builds` (ended by
-// one without a call) that `matches` it: the build-time checks below, since
-// a lookup that finds none falls back to the default choice without a word.
+// one without a call) that `matches` it: the xrows table's build-time check
+// below, since a lookup that finds none falls back to the default choice
+// without a word.
 template <typename Entry, size_t Count, typename Build, typename Matches>
 constexpr bool kopt_each_entry_has_a_build(const Entry (&table)[Count], const Build* builds,
                                            Matches matches) {
@@ -313,23 +314,6 @@ constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
 #endif
     {{0, 0}, nullptr, nullptr}};
 
-#if !defined(KOPT_AMD)
-// Each entry of the tuned table has its build (the packed layout, the
-// bucket's rows, the groups, columns, warps and OCC it names); NVIDIA only,
-// where the table applies.
-static_assert(kopt_each_entry_has_a_build(kKoptBatchedTuned, kKoptBatchedKernels,
-                                          [](const KoptBatchedKernel& k,
-                                             const KoptBatchedTuned& t) {
-                                            return k.params.layout == 0 &&
-                                                   k.params.rows == t.bucket &&
-                                                   k.params.groups == t.groups &&
-                                                   k.params.cols == t.cols &&
-                                                   k.params.warps == t.warps &&
-                                                   k.params.occ == t.occ;
-                                          }),
-              "a kKoptBatchedTuned entry has no build");
-#endif
-
 // The first build (the smallest bucket) that holds p's rows with p's
 // layout, column groups, columns, warps and OCC; nullptr for none.
 constexpr const KoptBatchedKernel* kopt_batched_build_of(const KoptBatchedParams& p) {
@@ -341,17 +325,31 @@ constexpr const KoptBatchedKernel* kopt_batched_build_of(const KoptBatchedParams
 }
 
 #if !defined(KOPT_AMD)
-// The choice for a shape no entry is tuned for has its own bucket's build in
-// both layouts at every bucket (one group up to 8 rows at long K, two past
-// them); NVIDIA only, where the 16-row builds are. A choice without its
-// build falls back to the usual one without a word (one group at 16 rows in
-// the canonical layout cost 10 rows of 17920x5120 5%: the build above).
+// Build-time checks that the library's choices have their builds: a choice
+// without one falls back to the usual build without a word (one group at 16
+// rows in the canonical layout cost 10 rows of 17920x5120 5%: the build
+// above). NVIDIA only, where the tuned table applies and the 16-row builds
+// are. Whether the choice for `rows` rows of K x N in `layout` on a warp of
+// 32 has a build of its own bucket:
+constexpr bool kopt_batched_choice_built(long long rows, long long layout, long long K,
+                                         long long N) {
+  const KoptBatchedKernel* k = kopt_batched_build_of(kopt_batched_choice(rows, layout, K, N, 32));
+  return k && k->params.rows == rows;
+}
+// each entry of the tuned table, in the packed layout (the batch-1 kernels of
+// the shapes tuned hold their weights so);
+constexpr bool kopt_tuned_choices_built() {
+  for (const KoptBatchedTuned& t : kKoptBatchedTuned)
+    if (!kopt_batched_choice_built(t.bucket, 0, t.K, t.N)) return false;
+  return true;
+}
+static_assert(kopt_tuned_choices_built(), "a kKoptBatchedTuned entry has no build");
+// the choice for a shape no entry is tuned for, in both layouts at every
+// bucket (one group up to 8 rows at long K, two past them).
 constexpr bool kopt_untuned_choices_built() {
   for (const long long rows : kKoptBatchedBuckets)
-    for (const long long layout : {0LL, 1LL}) {
-      const KoptBatchedKernel* k = kopt_batched_build_of(kopt_batched_choice(rows, layout, 8192, 8192, 32));
-      if (!k || k->params.rows != rows) return false;
-    }
+    for (const long long layout : {0LL, 1LL})
+      if (!kopt_batched_choice_built(rows, layout, 8192, 8192)) return false;
   return true;
 }
 static_assert(kopt_untuned_choices_built(), "a bucket's choice for an untuned shape has no build");
