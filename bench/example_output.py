@@ -19,3 +19,10 @@ def example_results(text):
             results.append({"shape": f"{m[1]}x{m[2]}", "G": int(m[3]), "rows": int(m[4]),
                             "ok": m[5] == "ok", "us": float(m[6]), "kernel": m[7].strip()})
     return results
+
+
+def verdicts_by_shape(text, rows, group):
+    """Each shape's (verdict, µs) at `rows` rows and group size `group`:
+    verdict "ok" within 1e-2, "FAIL" otherwise."""
+    return {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
+            for r in example_results(text) if r["rows"] == rows and r["G"] == group}

@@ -19,26 +19,18 @@ with one line, when the example or a peer script cannot be run.
 """
 import argparse
 import os
-import subprocess
 import sys
 
-from example_output import example_results
+from example_output import verdicts_by_shape
 from library_vs_peers import compare, table
-from script_inputs import fail, read_json, run_example
+from script_inputs import fail, read_json, run_example, run_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_peers(script, out, rows, timeout):
     """The peers at `rows` rows, as the JSON the script wrote to `out`."""
-    call = [sys.executable, script, out, str(rows)]
-    try:
-        r = subprocess.run(call, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        fail(f"{script} at M={rows}: timed out after {timeout} s")
-    if r.returncode != 0:
-        said = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
-        fail(f"{script} at M={rows} exited {r.returncode}: {said}")
+    run_program([sys.executable, script, out, str(rows)], f"{script} at M={rows}", timeout)
     return read_json(out, "results")
 
 
@@ -110,8 +102,7 @@ def main():
         text = run_example([a.example, "--rows", str(m)], a.timeout)
         open(os.path.join(a.out, f"m{m}.txt"), "w").write(text)
         if m == 1:
-            batch1 = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
-                      for r in example_results(text) if r["rows"] == 1 and r["G"] == 64}
+            batch1 = verdicts_by_shape(text, 1, 64)
             continue
         peers = run_peers(a.peers, os.path.join(a.out, f"torch-m{m}.json"), m, a.timeout)
         rows = compare(text, peers, m)

@@ -12,7 +12,7 @@ fp16, whether the library is faster than both, and the sums.
 """
 import sys
 
-from example_output import example_results
+from example_output import verdicts_by_shape
 from script_inputs import read_json, read_text
 
 
@@ -23,8 +23,7 @@ def compare(example_text, peers, rows):
     # The peers' group size (torch_peers.py times G = 64, the contest's; its
     # older files do not say): the example also runs some shapes at other G.
     group = peers.get("G", 64)
-    lib = {r["shape"]: ("ok" if r["ok"] else "FAIL", r["us"])
-           for r in example_results(example_text) if r["rows"] == rows and r["G"] == group}
+    lib = verdicts_by_shape(example_text, rows, group)
     compared = []
     for r in peers["results"]:
         verdict, us = lib.get(r["shape"], ("missing", float("nan")))

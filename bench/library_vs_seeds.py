@@ -30,11 +30,10 @@ Exit status 1 when a shape fails the check or runs over 1.3x its best seed;
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 from example_output import example_results
-from script_inputs import fail, read_json, run_example
+from script_inputs import fail, read_json, run_example, run_program
 
 SEEDS = {"generic_naive": "naive", "generic_splitk": "splitk", "generic_vec": "vec",
          "generic_dot": "dot", "generic_gen": "gen"}
@@ -45,14 +44,7 @@ def suite_shapes(kopt, name, rows):
     problem = ["--problem", "w4a16_batch"] if rows > 1 else []
     if not kopt:
         fail(f"--suite {name} needs --kopt (the suite's shapes come from `kopt suites`)")
-    try:
-        listed = subprocess.run([kopt, "suites", name] + problem, capture_output=True, text=True)
-    except OSError as e:
-        fail(f"{kopt}: {e.strerror}")
-    if listed.returncode != 0:
-        said = listed.stderr.strip().splitlines()
-        fail(f"kopt suites {name}: {said[0] if said else 'exit status ' + str(listed.returncode)}")
-    out = listed.stdout
+    out = run_program([kopt, "suites", name] + problem, f"kopt suites {name}")
     rows = []
     for line in out.splitlines()[1:]:
         m = re.match(r"\s+(\S+)\s+(.*?)\s+[\d.]+ MB$", line)

@@ -44,3 +44,21 @@ def run_example(call, timeout):
         fail(f"{call[0]}: {e.strerror}")
     except subprocess.TimeoutExpired:
         return f"timed out after {timeout} s"
+
+
+def run_program(call, what, timeout=None):
+    """The standard output of a program a script needs (`kopt suites`, a
+    peer script), named `what` in errors: one line and exit status 2 when it
+    cannot be started, runs past `timeout` seconds or exits non-zero (then
+    with the last line it printed, which for a Python traceback is the
+    error)."""
+    try:
+        r = subprocess.run(call, capture_output=True, text=True, timeout=timeout)
+    except OSError as e:
+        fail(f"{call[0]}: {e.strerror}")
+    except subprocess.TimeoutExpired:
+        fail(f"{what}: timed out after {timeout} s")
+    if r.returncode != 0:
+        said = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])[-1]
+        fail(f"{what} exited {r.returncode}: {said}")
+    return r.stdout

@@ -86,6 +86,15 @@ def main():
         r = subprocess.run([sys.executable, SCRIPT, "--example", "x", "--suite", "contest"], capture_output=True,
                            text=True)
         assert r.returncode == 2 and "--suite contest needs --kopt" in r.stderr, r
+        # A `kopt suites` that fails: its error in the one line.
+        kopt = os.path.join(d, "kopt")
+        with open(kopt, "w") as f:
+            f.write("#!/bin/sh\necho 'unknown suite nope' >&2\nexit 2\n")
+        os.chmod(kopt, os.stat(kopt).st_mode | stat.S_IXUSR)
+        r = subprocess.run([sys.executable, SCRIPT, "--example", "x", "--kopt", kopt, "--suite", "nope"],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and "kopt suites nope exited 2: unknown suite nope" in r.stderr, r
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     print("ok")
 
 
