@@ -6,20 +6,24 @@
 # `kopt demo`: the same loop on the host fake (kernels simulated, times
 # modelled, and labelled so), ending with the browser over it.
 # Usage: scripts/run.sh [SHAPE] [BUDGET]     (default: 5120x256, 60 candidates)
+# The build folder is build/ in the source tree, or KOPT_BUILD_DIR (any
+# folder: an existing build there is reused, which is how CI runs this on the
+# build its tests used).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shape=${1:-5120x256}
 budget=${2:-60}
+build=${KOPT_BUILD_DIR:-build}
 [ "$(id -u)" = 0 ] && scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$(nproc)"
 status=0
-build/kopt doctor || status=$?
+"$build"/kopt doctor || status=$?
 if [ "$status" = 3 ]; then
   echo "no GPU here: checking the seeds for gfx906, then the loop on the host fake"
-  build/kopt check-amd seeds/*/*.hip
+  "$build"/kopt check-amd seeds/*/*.hip
   rm -f kopt-demo.db kopt-demo.db-wal kopt-demo.db-shm
-  exec build/kopt demo --shape "$shape" --budget 12 --db kopt-demo.db
+  exec "$build"/kopt demo --shape "$shape" --budget 12 --db kopt-demo.db
 fi
-build/kopt run --shape "$shape" --budget "$budget" --db kopt.db
-build/kopt db best --db kopt.db --shape "$shape"
+"$build"/kopt run --shape "$shape" --budget "$budget" --db kopt.db
+"$build"/kopt db best --db kopt.db --shape "$shape"
