@@ -10,10 +10,12 @@
 # folder: an existing build there is reused, which is how CI runs this on the
 # build its tests used).
 set -euo pipefail
+# A relative KOPT_BUILD_DIR is the caller's, not the source tree's.
+build=${KOPT_BUILD_DIR:+$(realpath -m "$KOPT_BUILD_DIR")}
 cd "$(dirname "$0")/.."
+build=${build:-build}
 shape=${1:-5120x256}
 budget=${2:-60}
-build=${KOPT_BUILD_DIR:-build}
 [ "$(id -u)" = 0 ] && scripts/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)"
