@@ -370,14 +370,31 @@ class W4a16Gemv : public Problem {
     spec.out_dir = "kernels/w4a16_gemv/generated";
     spec.rule_variables = {"K", "N"};
     spec.shipped_manifest = embedded::kW4a16ShippedManifest;
+    const std::map<std::string, int64_t> x16 = {{"XREG", 0},  {"XBITS", 16}, {"XMAX", 1},
+                                                {"WARPS", 8}, {"ROWS", 2},   {"DEPTH", 2},
+                                                {"OCC", 4},   {"MINB", 3},   {"HINT", 1}};
+    auto x16_with = [&](std::map<std::string, int64_t> changed) {
+      changed.insert(x16.begin(), x16.end());  // keeps the changed values
+      return changed;
+    };
     // The first supported one serves a shape the rule has no data near, so
     // the order runs from the usually fastest to the one that runs anything.
     spec.generic_variants = {
         {"generic_gen", "gen", {}, "generator seed's defaults: x in shared memory, K up to ~14k"},
-        {"generic_gen_split2",
-         "gen",
-         {{"SPLIT", 2}},
-         "K split in two across the grid: K up to ~28k"},
+        // x at 16 bits in shared memory, 8 warps a block, two columns a lane
+        // group, four blocks an SM: the structure of the tuned 5120x6144
+        // entry that keeps x in shared memory, and of the settings of gen
+        // probed on five long-K shapes at batch 1 the fastest (PERFORMANCE.md)
+        // but for two weight loads in flight instead of three, which spill on
+        // gfx906 (3-7% slower on the H200). 16-bit x takes 80 bytes of shared
+        // memory a chunk of 32 (24-bit, 112), so one slice holds K up to ~19k, and
+        // slices of K across the grid serve longer rows, where the split-K
+        // seed ran at half the read bandwidth or less.
+        {"generic_gen_x16", "gen", x16, "x at 16 bits in shared memory: K up to ~19k"},
+        {"generic_gen_x16_split2", "gen", x16_with({{"SPLIT", 2}, {"OCC", 3}}),
+         "the same, K split in two across the grid: K up to ~39k"},
+        {"generic_gen_x16_split4", "gen", x16_with({{"SPLIT", 4}, {"OCC", 3}}),
+         "the same, K split in four across the grid: K up to ~78k"},
         {"generic_splitk", "splitk", {}, "split-K seed's defaults: few columns, and any K"},
         {"generic_dot", "dot", {}, "dot seed's defaults"},
         {"generic_vec", "vec", {}, "vec seed's defaults"},

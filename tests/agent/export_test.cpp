@@ -129,10 +129,9 @@ GenericMeasurements measurements() {
   m.arch = "sm_90";
   m.date = "2026-11-23T00:00:00Z";
   const auto& v = test::w4a16_problem().library().generic_variants;
-  auto add = [&](Shape s, double gen, double split2, double splitk) {
+  auto add = [&](Shape s, double gen, double x16, double splitk) {
     m.order.push_back(s);
-    m.us[s.name()] = {
-        {v[0].symbol, gen}, {"generic_gen_split2", split2}, {"generic_splitk", splitk}};
+    m.us[s.name()] = {{v[0].symbol, gen}, {"generic_gen_x16", x16}, {"generic_splitk", splitk}};
   };
   add(w4a16::shape(4096, 8192, 64), 10, 14, 30);
   add(w4a16::shape(8192, 8192, 64), 18, 24, 50);
@@ -151,13 +150,14 @@ TEST(GenericRuleTest, MeasurementsRoundTripAndBecomeTheLibrarysProbeTable) {
   ASSERT_TRUE(read_generic_measurements(test::w4a16_problem(), path, &back).ok());
   EXPECT_EQ(back.device, "Test GPU");
   ASSERT_EQ(back.order.size(), 6u);
-  EXPECT_EQ(back.us.at("16384x64").at("generic_gen_split2"), 3);
+  EXPECT_EQ(back.us.at("16384x64").at("generic_gen_x16"), 3);
   const auto probes = generic_probes(test::w4a16_problem().library(), back);
   EXPECT_EQ(probes[3].x, 16384);
   EXPECT_EQ(probes[3].y, 64);
   EXPECT_EQ(probes[3].us[0], 0.f);  // gen does not run K = 16384 at one split
-  EXPECT_EQ(probes[3].us[1], 3.f);  // generic_gen_split2 is the second variant
-  EXPECT_EQ(probes[3].us[2], 4.f);  // generic_splitk the third
+  EXPECT_EQ(probes[3].us[1], 3.f);  // generic_gen_x16 is the second variant
+  EXPECT_EQ(probes[3].us[2], 0.f);  // generic_gen_x16_split2, not measured
+  EXPECT_EQ(probes[3].us[4], 4.f);  // generic_splitk the fifth
   const std::string d =
       generate_dispatch(test::w4a16_problem().library(), {}, {entry("generic_gen", {})}, &back);
   EXPECT_NE(d.find("#define KOPT_GENERIC_RULE_DEVICE \"Test GPU (sm_90)\""), std::string::npos)
@@ -180,7 +180,7 @@ TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
       EXPECT_EQ(c.chosen, "generic_gen");
     }
     if (c.shape == "16384x64") {
-      EXPECT_EQ(c.chosen, "generic_gen_split2");
+      EXPECT_EQ(c.chosen, "generic_gen_x16");
     }
   }
 }
@@ -190,7 +190,7 @@ TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
 TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   ExportedKernel a, b;
   a.symbol = "generic_gen";
-  b.symbol = "generic_gen_split2";
+  b.symbol = "generic_gen_x16_split2";
   ASSERT_TRUE(
       parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, {}, &a.candidate).ok());
   ASSERT_TRUE(
@@ -206,10 +206,10 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   EXPECT_LT(gb.entry_text.size(), gb.source_text.size() / 4);  // a wrapper, not a copy
   const std::string dir = test::temp_path("shared-source");
   fs::create_directories(dir);
-  std::ofstream(dir + "/generic_gen_split2.hip") << gb.entry_text;
+  std::ofstream(dir + "/generic_gen_x16_split2.hip") << gb.entry_text;
   std::ofstream(dir + "/" + gb.source_file) << gb.source_text;
   std::string source;
-  ASSERT_TRUE(candidate_source_of(dir, "generic_gen_split2.hip", &source).ok());
+  ASSERT_TRUE(candidate_source_of(dir, "generic_gen_x16_split2.hip", &source).ok());
   EXPECT_EQ(source, gb.source_text);
   std::ofstream(dir + "/bare.hip") << "// nothing here\n";
   EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());

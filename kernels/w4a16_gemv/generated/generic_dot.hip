@@ -13,8 +13,8 @@
 #define relayout kopt_w4a16_generic_dot_relayout
 
 namespace kopt_w4a16_generic_dot {
-// ---- candidate source: src_dot_a49045d4.inc ----
-#include "src_dot_a49045d4.inc"
+// ---- candidate source: src_dot_3ffc3b4a.inc ----
+#include "src_dot_3ffc3b4a.inc"
 #undef gemv
 #undef relayout
 
