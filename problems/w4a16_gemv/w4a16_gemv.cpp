@@ -384,7 +384,7 @@ class W4a16Gemv : public Problem {
         // x at 16 bits in shared memory, 8 warps a block, two columns a lane
         // group, four blocks an SM: the structure of the tuned 5120x6144
         // entry that keeps x in shared memory, and of the settings of gen
-        // probed on five long-K shapes at batch 1 the fastest (PERFORMANCE.md)
+        // probed on long-K shapes at batch 1 the fastest (PERFORMANCE.md)
         // but for two weight loads in flight instead of three, which spill on
         // gfx906 (3-7% slower on the H200). 16-bit x takes 80 bytes of shared
         // memory a chunk of 32 (24-bit, 112), so one slice holds K up to ~19k, and
