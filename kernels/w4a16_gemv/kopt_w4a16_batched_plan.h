@@ -35,7 +35,10 @@ constexpr int kKoptBatchedMinRows = 3;
 // H100 (2026-11-26, PERFORMANCE.md, Qwen2.5-7B's down projections): the seed
 // at 2 rows took 16.19 us on 9472x3584 and 27.36 on 18944x3584, against
 // 24.82 and 52.42 for two batch-1 calls and 23.39 and 32.60 on the 4-row
-// bucket.
+// bucket. Measured again on an H200 (2026-11-28, PERFORMANCE.md) once the
+// batch-1 path ran these shapes twice as fast: the bucket still wins on all
+// eight long-K shapes tried, 13.77 against 2 x 8.68 us on 9472x3584, 22.25
+// against 2 x 14.29 on 18944x3584, 49.82 against 2 x 35.38 on 28672x8192.
 constexpr long long kKoptBatchedLongK = 8192;
 static_assert(kKoptBatchedBuckets[0] == 2, "the 2-row bucket serves long K");
 // The fewest rows a call runs on the batched kernels where the register

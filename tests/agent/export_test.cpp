@@ -190,7 +190,7 @@ TEST(GenericRuleTest, LeaveOneOutComparesEachPickWithTheFastest) {
 TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   ExportedKernel a, b;
   a.symbol = "generic_gen";
-  b.symbol = "generic_gen_x16_split2";
+  b.symbol = "generic_gen_split2";
   ASSERT_TRUE(
       parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, {}, &a.candidate).ok());
   ASSERT_TRUE(
@@ -206,10 +206,10 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   EXPECT_LT(gb.entry_text.size(), gb.source_text.size() / 4);  // a wrapper, not a copy
   const std::string dir = test::temp_path("shared-source");
   fs::create_directories(dir);
-  std::ofstream(dir + "/generic_gen_x16_split2.hip") << gb.entry_text;
+  std::ofstream(dir + "/generic_gen_split2.hip") << gb.entry_text;
   std::ofstream(dir + "/" + gb.source_file) << gb.source_text;
   std::string source;
-  ASSERT_TRUE(candidate_source_of(dir, "generic_gen_x16_split2.hip", &source).ok());
+  ASSERT_TRUE(candidate_source_of(dir, "generic_gen_split2.hip", &source).ok());
   EXPECT_EQ(source, gb.source_text);
   std::ofstream(dir + "/bare.hip") << "// nothing here\n";
   EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());
