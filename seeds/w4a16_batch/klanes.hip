@@ -200,15 +200,9 @@ KOPT_INLINE void klanes_fold(float (&v)[MR * COLS], int lane, int& first) {
 // sixteen warps, keep the bytes in flight the weight stream needs at 128
 // registers a thread; three or four cut the registers to 80 and 64). Blocks
 // of sixteen warps at OCC 1 get no minimum from the quotient; their 512
-// threads hold a thread to 128 registers. On AMD the second bound means
-// waves per SIMD and would cut the registers to 64; left to the compiler
-// there.
-#if defined(KOPT_NVIDIA)
-#define KLANES_MIN_BLOCKS (OCC * 8 / WARPS)
-#else
-#define KLANES_MIN_BLOCKS 1
-#endif
-KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE, KLANES_MIN_BLOCKS)
+// threads hold a thread to 128 registers. NVIDIA only (the prelude's
+// KOPT_LAUNCH_BOUNDS): on AMD it would cut the registers to 64.
+KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(WARPS * KOPT_WARP_SIZE, OCC * 8 / WARPS)
     gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y, float* __restrict__ ws,
          int K, int N, int G, int M) {
   constexpr int W = KOPT_WARP_SIZE;

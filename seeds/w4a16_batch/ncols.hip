@@ -55,12 +55,8 @@ KOPT_INLINE __half2 ncols_half2(kopt_u32 u) {
 #endif
 }
 
-#if defined(KOPT_NVIDIA)
 #define NCOLS_MIN_BLOCKS (8 / WARPS > 0 ? 8 / WARPS : 1)
-#else
-#define NCOLS_MIN_BLOCKS 1
-#endif
-KOPT_KERNEL void __launch_bounds__(WARPS* KOPT_WARP_SIZE, NCOLS_MIN_BLOCKS)
+KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(WARPS* KOPT_WARP_SIZE, NCOLS_MIN_BLOCKS)
     gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
          float* __restrict__ ws, int K, int N, int G, int M) {
   constexpr int W = KOPT_WARP_SIZE;

@@ -142,21 +142,18 @@ KOPT_INLINE void xrows_fold(float (&v)[MR * ROWS], int lane, int& first) {
 #else
 #define XROWS_WARPS (1024 / KOPT_WARP_SIZE)
 #endif
-// Blocks an SM must hold (NVIDIA): the grid's OCC, the same expression as
-// the contract's. On AMD the second bound means waves per SIMD; left to the
-// compiler there.
-#if defined(KOPT_NVIDIA) && OCC > 0
+// Blocks an SM must hold (NVIDIA only, the prelude's KOPT_LAUNCH_BOUNDS):
+// the grid's OCC, the same expression as the contract's.
+#if OCC > 0
 #define XROWS_MIN_BLOCKS OCC
-#elif defined(KOPT_NVIDIA)
+#else
 #define XROWS_MIN_BLOCKS_BY_REGISTERS (65536 / (XROWS_WARPS * KOPT_WARP_SIZE * (18 * MR + 10 * ROWS + 40)))
 #define XROWS_MIN_BLOCKS_BY_WARPS (32 / XROWS_WARPS)
 #define XROWS_MIN_BLOCKS_LEAST \
   (XROWS_MIN_BLOCKS_BY_REGISTERS < XROWS_MIN_BLOCKS_BY_WARPS ? XROWS_MIN_BLOCKS_BY_REGISTERS : XROWS_MIN_BLOCKS_BY_WARPS)
 #define XROWS_MIN_BLOCKS (XROWS_MIN_BLOCKS_LEAST > 1 ? XROWS_MIN_BLOCKS_LEAST : 1)
-#else
-#define XROWS_MIN_BLOCKS 1
 #endif
-KOPT_KERNEL void __launch_bounds__(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS)
+KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCKS)
     gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w, float* __restrict__ y,
          float* __restrict__ ws, int K, int N, int G, int M) {
   constexpr int W = KOPT_WARP_SIZE;

@@ -348,10 +348,9 @@ KOPT_INLINE void fold_shape_sizes(int& K, int& N, int& G) {
 
 // MINB 0 leaves the register budget to the compiler: an explicit minimum of
 // one block lets it use up to 255 registers (measured: 182 and a third
-// slower on 7168x9216). NVIDIA only: on AMD the second bound means waves per
-// SIMD, and 3 of them cap a wave64 thread at 85 registers, which spills.
-#if MINB > 0 && defined(KOPT_NVIDIA)
-#define GEMV_LAUNCH_BOUNDS __launch_bounds__(WARPS * KOPT_WARP_SIZE, MINB)
+// slower on 7168x9216). NVIDIA only (the prelude's KOPT_LAUNCH_BOUNDS).
+#if MINB > 0
+#define GEMV_LAUNCH_BOUNDS KOPT_LAUNCH_BOUNDS(WARPS * KOPT_WARP_SIZE, MINB)
 #else
 #define GEMV_LAUNCH_BOUNDS __launch_bounds__(WARPS * KOPT_WARP_SIZE)
 #endif

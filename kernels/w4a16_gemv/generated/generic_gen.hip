@@ -23,8 +23,8 @@
 #define relayout kopt_w4a16_generic_gen_relayout
 
 namespace kopt_w4a16_generic_gen {
-// ---- candidate source: src_gen_a46a60ce.inc ----
-#include "src_gen_a46a60ce.inc"
+// ---- candidate source: src_gen_94a239d7.inc ----
+#include "src_gen_94a239d7.inc"
 #undef gemv
 #undef relayout
 

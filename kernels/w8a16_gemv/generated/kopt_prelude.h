@@ -32,6 +32,16 @@ typedef unsigned long long kopt_u64;
 typedef long long kopt_i64;
 
 #define KOPT_KERNEL extern "C" __global__
+// Launch bounds whose minimum of resident blocks an SM applies on NVIDIA
+// only: there it makes the compiler fit that many blocks' registers. On AMD
+// the same argument means waves per SIMD, another quantity (3 of them cap a
+// wave64 thread at 85 registers, which spilled gen), so there the compiler
+// keeps its own register budget.
+#if defined(KOPT_NVIDIA)
+#define KOPT_LAUNCH_BOUNDS(threads, nvidia_min_blocks) __launch_bounds__(threads, nvidia_min_blocks)
+#else
+#define KOPT_LAUNCH_BOUNDS(threads, nvidia_min_blocks) __launch_bounds__(threads)
+#endif
 #define KOPT_INLINE __device__ __forceinline__
 
 // Warp shuffles without a hard-coded warp size or mask convention.
