@@ -398,14 +398,15 @@ class W4a16Gemv : public Problem {
         // The same in lane groups of 16 and of 8 lanes instead of a warp: a
         // lane reads 32 weights a step, so where K has fewer chunks of 32 than
         // a warp has lanes (K < 1024) a whole warp over one column group
-        // leaves lanes idle. Probed on 16 shapes of K 256-2048 on an H200:
-        // 16 lanes 0.88x of a warp's time (geometric mean), up to 1.6x faster
-        // (256x65536 13.82 -> 8.60 us, 1536x24576 12.12 -> 8.06), 8 lanes
-        // faster still at K = 256 (6.02) but slower from K = 640 on.
+        // leaves lanes idle; and where N is wide they measured faster too (a
+        // warp then works more columns at once). On the H200's 92 probes
+        // they were the fastest on 28 (16 lanes) and 11 (8 lanes), all of them
+        // of N 5120 and more or K 512 and less: 256x65536 13.79 -> 6.05 us,
+        // 8192x8192 14.07 -> 12.04 (PERFORMANCE.md).
         {"generic_gen_x16_lpr16", "gen", x16_with({{"LPR", 16}}),
-         "the same in lane groups of 16: short K, many columns"},
+         "the same in lane groups of 16: short K or wide N"},
         {"generic_gen_x16_lpr8", "gen", x16_with({{"LPR", 8}}),
-         "the same in lane groups of 8: K of a few hundred"},
+         "the same in lane groups of 8: K of a few hundred or N in the tens of thousands"},
         {"generic_splitk", "splitk", {}, "split-K seed's defaults: few columns, and any K"},
         {"generic_dot", "dot", {}, "dot seed's defaults"},
         {"generic_vec", "vec", {}, "vec seed's defaults"},
