@@ -38,7 +38,9 @@ constexpr int kKoptBatchedMinRows = 3;
 // bucket. Measured again on an H200 (2026-11-28, PERFORMANCE.md) once the
 // batch-1 path ran these shapes twice as fast: the bucket still wins on all
 // eight long-K shapes tried, 13.77 against 2 x 8.68 us on 9472x3584, 22.25
-// against 2 x 14.29 on 18944x3584, 49.82 against 2 x 35.38 on 28672x8192.
+// against 2 x 14.29 on 18944x3584, 49.82 against 2 x 35.38 on 28672x8192;
+// and again after the lane-group variants, 28.22 against 2 x 18.78 on
+// 14336x8192 (H200, PERFORMANCE.md).
 constexpr long long kKoptBatchedLongK = 8192;
 static_assert(kKoptBatchedBuckets[0] == 2, "the 2-row bucket serves long K");
 // The fewest rows a call runs on the batched kernels where the register
