@@ -39,22 +39,42 @@ namespace {  // each including source its own copy (unused but in the C API)
   }
 }
 
-// Row blockIdx.y of the fp32 y (row stride N) into fp16 or bf16 (nearest
-// even; NaN stays NaN).
+// v as the bits of an fp16 or a bf16 (nearest even; NaN stays NaN; bf16 by
+// its bits, the same on both platforms).
+[[maybe_unused]] __device__ unsigned short kopt_library_half_bits(float v, int dtype) {
+  if (dtype != kKoptBf16) return __half_as_ushort(__float2half(v));
+  const unsigned u = __float_as_uint(v);
+  return (u & 0x7FFFFFFFu) > 0x7F800000u
+             ? static_cast<unsigned short>((u >> 16) | 0x40)
+             : static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+// lo and hi as two fp16 or two bf16 in a word (lo in the low half), to
+// nearest even. NVIDIA rounds both in one instruction (bf16's NaN then comes
+// out as its canonical NaN); elsewhere as kopt_library_half_bits.
+[[maybe_unused]] __device__ unsigned kopt_library_half2_bits(float lo, float hi, int dtype) {
+  unsigned bits;
+#if defined(__HIP_PLATFORM_AMD__)
+  bits = kopt_library_half_bits(lo, dtype) |
+         static_cast<unsigned>(kopt_library_half_bits(hi, dtype)) << 16;
+#else
+  if (dtype == kKoptBf16) {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
+    __builtin_memcpy(&bits, &pair, sizeof bits);
+  } else {
+    const __half2 pair = __floats2half2_rn(lo, hi);
+    __builtin_memcpy(&bits, &pair, sizeof bits);
+  }
+#endif
+  return bits;
+}
+
+// Row blockIdx.y of the fp32 y (row stride N) into fp16 or bf16.
 [[maybe_unused]] __global__ void kopt_library_store_y(const float* y32, void* y, int dtype, int N) {
   const int n = blockIdx.x * blockDim.x + threadIdx.x;
   if (n >= N) return;
   const size_t i = static_cast<size_t>(blockIdx.y) * N + n;
-  if (dtype == kKoptBf16) {
-    const unsigned u = __float_as_uint(y32[i]);
-    const unsigned short b =
-        (u & 0x7FFFFFFFu) > 0x7F800000u
-            ? static_cast<unsigned short>((u >> 16) | 0x40)
-            : static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-    static_cast<unsigned short*>(y)[i] = b;
-  } else {
-    static_cast<__half*>(y)[i] = __float2half(y32[i]);
-  }
+  static_cast<unsigned short*>(y)[i] = kopt_library_half_bits(y32[i], dtype);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // hooks (kopt_w4a16_extension.h) and kopt_w4a16_create_from_host. Compiled
 // as CUDA (NVIDIA) or HIP (AMD); depends on the GPU runtime only.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -13,6 +14,43 @@ __global__ void kopt_w4a16_compare(const unsigned* a, const unsigned* b, size_t 
                                    int* differ) {
   const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < words && a[i] != b[i]) *differ = 1;
+}
+
+// One thread a word of q (8 k, low nibble first) in each of the rows n =
+// blockIdx.y, + gridDim.y, ...: w = s·q + o in fp32, rounded once into out
+// [N][K] at each k's place in x's order (`order`: kopt's position j holds
+// x's k order[j]; null: the same, and the 8 weights are one 16-byte store,
+// a warp's 512 contiguous bytes). K and G are multiples of 32, as in every
+// layout the batched kernels read. The group's scale and offset are
+// `stride` halves apart from one group to the next (2: interleaved pairs,
+// 1: arrays of their own).
+__global__ void kopt_w4a16_dequantize_kernel(const unsigned char* q, const __half* scales,
+                                             const __half* offsets, int stride, const int* order,
+                                             void* out, int dtype, int K, int N, int G) {
+  const int j0 = (blockIdx.x * blockDim.x + threadIdx.x) * 8;
+  if (j0 >= K) return;
+  const int group_in_row = j0 / G, groups = K / G;
+  for (int n = blockIdx.y; n < N; n += gridDim.y) {
+    const size_t row = static_cast<size_t>(n) * K,
+                 group = (static_cast<size_t>(n) * groups + group_in_row) * stride;
+    const float s = __half2float(scales[group]), o = __half2float(offsets[group]);
+    const unsigned word = reinterpret_cast<const unsigned*>(q + row / 2)[j0 / 8];
+    auto weight = [&](int e) {  // k j0 + e
+      return fmaf(s, static_cast<float>((word >> (4 * e)) & 15u), o);
+    };
+    unsigned pairs[4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      pairs[p] = kopt_library_half2_bits(weight(2 * p), weight(2 * p + 1), dtype);
+    auto* to = static_cast<unsigned short*>(out) + row;
+    if (!order) {
+      *reinterpret_cast<uint4*>(to + j0) = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+      continue;
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      to[order[j0 + e]] = static_cast<unsigned short>(pairs[e / 2] >> (16 * (e % 2)));
+  }
 }
 
 #if KOPT_HOST_PASS
@@ -185,6 +223,43 @@ int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* h, void* stream_p
     return kopt_w4a16_record(kopt_gpu_error(e, "uploading the K order"));
   }
   return KOPT_W4A16_OK;
+}
+
+int kopt_w4a16_dequantize(const kopt_w4a16_weights* w, void* out, int out_dtype, void* stream) {
+  if (!w || !out) return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
+  if (out_dtype != KOPT_W4A16_F16 && out_dtype != KOPT_W4A16_BF16)
+    return kopt_w4a16_fail(
+        KOPT_W4A16_INVALID_ARGUMENT,
+        "out must be fp16 (1) or bf16 (2); got dtype " + std::to_string(out_dtype));
+  if (reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, "out must be 16-byte aligned");
+  const KoptShapeArgs& a = w->args;
+  const int layout = w->extension.layout;
+  if (layout < 0 || a.K % 32 != 0 || a.G % 32 != 0)
+    return kopt_w4a16_fail(KOPT_W4A16_NO_KERNEL,
+                           "these weights are in their kernel's own layout, which the "
+                           "dequantiser does not read: " +
+                               w->description);
+  // The layouts the batched kernels read (KoptW4a16Batched::layout): q as
+  // canonical [N][K/2], then after a 256-byte boundary either (scale,
+  // offset) pairs [N][K/G] or the canonical blob's scales and offsets.
+  const size_t q_bytes = static_cast<size_t>(a.N) * (a.K / 2),
+               group_bytes = static_cast<size_t>(a.N) * (a.K / a.G) * 2;
+  const auto* scales = reinterpret_cast<const __half*>(w->weights + kopt_align256_host(q_bytes));
+  const __half* offsets =
+      layout == 0 ? scales + 1
+                  : reinterpret_cast<const __half*>(w->weights + kopt_align256_host(q_bytes) +
+                                                    kopt_align256_host(group_bytes));
+  // Threads over a row's words, blocks over rows (at most 65535: the rest
+  // in turn).
+  const dim3 grid(static_cast<unsigned>((a.K / 8 + 255) / 256),
+                  static_cast<unsigned>(std::min<long long>(a.N, 65535)));
+  kopt_w4a16_dequantize_kernel<<<grid, 256, 0, static_cast<hipStream_t>(stream)>>>(
+      w->weights, scales, offsets, layout == 0 ? 2 : 1, w->k_order, out, out_dtype,
+      static_cast<int>(a.K), static_cast<int>(a.N), static_cast<int>(a.G));
+  const hipError_t e = hipGetLastError();
+  return e == hipSuccess ? KOPT_W4A16_OK
+                         : kopt_w4a16_record(kopt_gpu_error(e, "dequantize launch"));
 }
 
 }  // extern "C"

@@ -90,6 +90,13 @@ class ImportersTest(unittest.TestCase):
         self.assertIn("qweight must hold int32", str(e.exception))
 
 
+class CApiTest(unittest.TestCase):
+    def test_dequantize_refuses_null_pointers_in_one_line(self):
+        lib = kw._lib()
+        self.assertEqual(lib.kopt_w4a16_dequantize(None, None, 1, None), 1)  # KOPT_W4A16_INVALID_ARGUMENT
+        self.assertEqual(lib.kopt_w4a16_last_error().decode(), "null pointer")
+
+
 class NoGpuTest(unittest.TestCase):
     def test_no_gpu_is_said_once(self):
         if kw.devices() > 0:

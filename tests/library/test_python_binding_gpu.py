@@ -1,7 +1,8 @@
 """The Python binding on a GPU (run on the GPU machine with PyTorch):
 KoptLinear from AWQ, GPTQ act-order and GGUF tensors against torch on the
 format's own dequantised weights, fp16 and bf16 in, fp32/fp16/bf16 out,
-several rows, and one clear error for each wrong input."""
+several rows, many rows as one GEMM on the dequantised weights, and one
+clear error for each wrong input."""
 import unittest
 
 import numpy as np
@@ -60,6 +61,61 @@ class KoptLinearGpuTest(unittest.TestCase):
         w = ((q - 8) * np.repeat(d.astype(np.float64), 32, axis=1)).T
         x = (torch.rand(2, K, device="cuda") * 2 - 1).bfloat16()
         check(self, layer(x), x, w, "GGUF Q4_0")
+
+    def test_dequantize_matches_the_format(self):
+        K, N, G = 1024, 256, 64
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 11)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
+        for dtype, eps in ((torch.float16, 2 ** -11), (torch.bfloat16, 2 ** -8)):
+            got = layer.dequantize(dtype)
+            self.assertEqual((got.dtype, tuple(got.shape)), (dtype, (N, K)))
+            # w = s·q + o with o = -z·s rounded to fp16 once, then w rounded to dtype once.
+            diff = np.abs(got.double().cpu().numpy() - w.T)
+            bound = eps * np.abs(w.T) + layer.max_offset_rounding + 2 ** -24
+            self.assertTrue((diff <= bound).all(), f"{dtype}: max |diff| {diff.max():.3g}")
+        with self.assertRaises(kw.KoptError) as e:
+            layer.dequantize(torch.float32)
+        self.assertIn("must be float16 or bfloat16", str(e.exception))
+        # The C API's own checks, below the binding's.
+        lib, out = kw._lib(), torch.empty(N * K + 8, dtype=torch.float16, device="cuda")
+        for ptr, dtype, needle in ((out.data_ptr(), 0, "out must be fp16 (1) or bf16 (2); got dtype 0"),
+                                   (out.data_ptr() + 2, 1, "out must be 16-byte aligned")):
+            self.assertEqual(lib.kopt_w4a16_dequantize(layer._handle, ptr, dtype, None), 1)
+            self.assertEqual(lib.kopt_w4a16_last_error().decode(), needle)
+
+    def test_a_layout_without_dequantiser_keeps_the_kernels(self):
+        # G = 48 is not a multiple of 32: the batched kernels' layouts, which the
+        # dequantiser reads, do not serve it.
+        K, N, G = 96, 64, 48
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 14)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=8)
+        self.assertIsNone(layer.dequantize())
+        x = (torch.rand(20, K, device="cuda") * 2 - 1).half()
+        check(self, layer(x), x, w, "20 rows on the kernels")
+        self.assertIsNone(layer.gemm_rows)
+
+    def test_many_rows_run_as_one_gemm(self):
+        K, N, G = 4096, 1024, 128
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 12)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
+        for x_dtype in (torch.float16, torch.bfloat16):
+            for out in (None, torch.float32):
+                for rows in (31, 32, 300):  # the kernels, then one GEMM
+                    layer.out_dtype = out
+                    x = (torch.rand(rows, K, device="cuda") * 2 - 1).to(x_dtype)
+                    y = layer(x)
+                    self.assertEqual((y.dtype, tuple(y.shape)), (out or x_dtype, (rows, N)))
+                    # The GEMM rounds W to x's dtype: that rounding on top of the rule.
+                    check(self, y, x, w, f"x {x_dtype}, y {y.dtype}, {rows} rows")
+        never = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=None)
+        x = (torch.rand(40, K, device="cuda") * 2 - 1).half()
+        check(self, never(x), x, w, "40 rows on the kernels")
+        # GPTQ act-order: the dequantised weights come out in x's K order.
+        K, N, G = 2048, 512, 64
+        qweight, qzeros, s, g_idx, w = gptq_act_order_tensors(K, N, G, 13)
+        layer = kw.KoptLinear.from_gptq(qweight, qzeros, s, G, g_idx=g_idx, gemm_rows=16)
+        x = (torch.rand(64, K, device="cuda") * 2 - 1).half()
+        check(self, layer(x), x, w, "GPTQ act-order, 64 rows as one GEMM")
 
     def test_wrong_inputs_are_one_line(self):
         K, N, G = 512, 256, 64

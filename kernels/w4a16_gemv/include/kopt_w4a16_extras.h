@@ -6,6 +6,8 @@
  * without act-order, GGUF Q4_0/Q4_1), host-side, into kopt's canonical
  * arrays; bf16 activations and fp16/bf16 outputs; several rows of x.
  * Since 1.2: batched kernels for M > 1 rows (the weights read once).
+ * Since 1.3: the weights dequantised to fp16 or bf16 on the GPU, for the
+ * GEMM an engine runs where the rows are many (prefill).
  *
  * kopt_w4a16_create's canonical arrays: qweight uint8 [N][K/2] (low nibble
  * = even k), scales and offsets fp16 [N][K/G], w = scale·q + offset.
@@ -78,6 +80,21 @@ void kopt_w4a16_host_weights_free(kopt_w4a16_host_weights* host);
  * with the K order where there is one. Synchronises `stream`. Since 1.1. */
 int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* host, void* stream,
                                 kopt_w4a16_weights** out);
+
+/* ---- Dequantisation (device memory; since 1.3) ------------------------- */
+
+/* W as fp16 or bf16 weights, w = scale·q + offset computed in fp32 and
+ * rounded once to out_dtype (KOPT_W4A16_F16 or KOPT_W4A16_BF16): out is
+ * [N][K] (16-byte aligned), row n the K weights of output n in the K order
+ * x comes in (the layout of nn.Linear's weight, so y = x · outᵀ), on `stream`
+ * (asynchronous). For many rows of x (a prompt's prefill) a GEMM on these
+ * beats reading the int4 weights once per block of 16 rows; engines switch
+ * so (vLLM's AWQ path at 256 tokens). KOPT_W4A16_NO_KERNEL where the
+ * shape's kernel keeps the weights in a layout of its own that this does
+ * not read (kopt_w4a16_kernel says which; its description then has no
+ * "batched" part). */
+int kopt_w4a16_dequantize(const kopt_w4a16_weights* weights, void* out, int out_dtype,
+                          void* stream);
 
 #ifdef __cplusplus
 }

@@ -5,18 +5,23 @@ Builds a Llama with Llama-3-8B's layer sizes and a few layers from its
 config (random weights: nothing is downloaded), quantises every linear layer
 of the decoder to int4 (asymmetric, group size G) and packs it as AutoAWQ's
 GEMM layout, then compares three copies of the same model:
-  kopt   the linear layers replaced by kopt_w4a16.KoptLinear (from the AWQ tensors)
+  kopt   the linear layers replaced by kopt_w4a16.KoptLinear (from the AWQ tensors;
+         from 32 rows, a prefill's, one GEMM on the weights dequantised per call)
   ref    the same model on the dequantised weights in bf16 (cuBLAS)
   int4   PyTorch's int4 weight-only path (torch._weight_int4pack_mm) on the same shapes
 The logits of kopt and ref are compared step by step on the same tokens
-(greedy decoding by ref, fed to both); decode steps are timed at batch M = 1
-and M = 8 (one token per sequence per step, a KV cache).
+(greedy decoding by ref, fed to both); decode steps are timed at each batch M
+of --batches (one token per sequence per step, a KV cache), and a prefill of
+--prefill tokens of one sequence (every linear layer then sees that many rows).
 
     PYTHONPATH=BUILD/python python3 llama_decode.py [--layers 4] [--group 128] [--steps 32]
+        [--batches 1,2,4,8,16] [--prefill 512]
 
 Timing: each step is one model forward of one token per sequence, after
 warm-up, averaged over --steps with torch.cuda.synchronize around; it
 includes PyTorch's own per-layer host cost, the same for the three models.
+The prefill is one forward of the prompt without a cache, after one untimed,
+the median of five.
 The int4 path's codes are random (its values are not compared; its speed
 does not depend on them).
 """
@@ -107,12 +112,29 @@ def time_decode(model, batch, steps, prompt=8):
     return (time.perf_counter() - start) / steps * 1e3
 
 
+@torch.no_grad()
+def time_prefill(model, tokens, repeats=5):
+    ids = torch.randint(0, model.config.vocab_size, (1, tokens), device="cuda")
+    model(input_ids=ids, use_cache=False)
+    times = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        model(input_ids=ids, use_cache=False)
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1e3)
+    return sorted(times)[repeats // 2]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--group", type=int, default=128)
     ap.add_argument("--steps", type=int, default=32)
+    ap.add_argument("--batches", default="1,2,4,8,16", help="decode batch sizes M, comma-separated")
+    ap.add_argument("--prefill", type=int, default=512, help="prompt tokens of the timed prefill (0: none)")
     args = ap.parse_args()
+    batches = [int(b) for b in args.batches.split(",")]
     torch.manual_seed(0)
     # cuDNN's attention builds a plan for every new KV length, milliseconds
     # each: whichever model first meets a length would pay for it. The flash
@@ -179,11 +201,16 @@ def main():
     # A first decode of each model at each M, untimed: the first forwards of a
     # process pay for library loading and attention's autotuning.
     for _, model in models:
-        for batch in (1, 8):
+        for batch in batches:
             time_decode(model, batch, 4)
-    print("\n| decode step (ms) | M = 1 | M = 8 |\n|---|---|---|")
+    print("\n| decode step (ms) | " + " | ".join(f"M = {b}" for b in batches) + " |")
+    print("|---|" + "---|" * len(batches))
     for name, model in models:
-        print(f"| {name} | {time_decode(model, 1, args.steps):.3f} | {time_decode(model, 8, args.steps):.3f} |")
+        print(f"| {name} | " + " | ".join(f"{time_decode(model, b, args.steps):.3f}" for b in batches) + " |")
+    if args.prefill > 0:
+        print(f"\n| prefill of {args.prefill} tokens (ms) | |\n|---|---|")
+        for name, model in models:
+            print(f"| {name} | {time_prefill(model, args.prefill):.3f} |")
     # Random weights give near-uniform logits whose argmax the bf16 rounding
     # of either model can flip, so the check is on the logits themselves.
     ok = worst_rel < 0.05

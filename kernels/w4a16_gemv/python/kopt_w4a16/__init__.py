@@ -21,6 +21,7 @@ __all__ = ["KoptError", "HostWeights", "import_awq", "import_gptq", "import_gguf
 GGML_TYPE_Q4_0 = 2
 GGML_TYPE_Q4_1 = 3
 _F32, _F16, _BF16 = 0, 1, 2
+_NO_KERNEL = 2
 
 
 class KoptError(RuntimeError):
@@ -74,6 +75,7 @@ def _lib():
     lib.kopt_w4a16_host_weights_free.restype = None
     lib.kopt_w4a16_create_from_host.argtypes = [hw, c_void_p, ctypes.POINTER(c_void_p)]
     lib.kopt_w4a16_gemm.argtypes = [c_void_p, c_void_p, c_int, c_int, c_void_p, c_int, c_void_p]
+    lib.kopt_w4a16_dequantize.argtypes = [c_void_p, c_void_p, c_int, c_void_p]
     lib.kopt_w4a16_destroy.argtypes = [c_void_p]
     lib.kopt_w4a16_destroy.restype = None
     lib.kopt_w4a16_kernel.argtypes = [c_void_p]
@@ -193,15 +195,45 @@ def _module_base():
         return object
 
 
+class _TorchCalls:
+    """What KoptLinear.forward needs of PyTorch, looked up once: a call costs
+    microseconds of host time, which a decode step of many layers adds up."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.x_codes = {torch.float16: _F16, torch.bfloat16: _BF16}
+        self.y_codes = {torch.float32: _F32, torch.float16: _F16, torch.bfloat16: _BF16}
+        # The current stream's handle: PyTorch's raw getter where it has one
+        # (what Triton calls), else through a Stream object (slower).
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.stream = raw if raw is not None else (lambda i: torch.cuda.current_stream(i).cuda_stream)
+        self.linear = torch.nn.functional.linear
+
+
+_torch_calls = None
+
+
+def _calls():
+    global _torch_calls
+    if _torch_calls is None:
+        _torch_calls = _TorchCalls(_torch())
+    return _torch_calls
+
+
 class KoptLinear(_module_base()):
     """y = x · W (+ bias) on kopt's kernels, W int4 from an AWQ, GPTQ or GGUF tensor.
 
     x: fp16 or bf16 [..., K] on the current CUDA device, last dimension
     contiguous; y: [..., N] in out_dtype (default: x's dtype), on the current
-    stream. Rows of x run one after another on the batch-1 kernels.
+    stream. Up to 16 rows at a time run on the library's batched kernels,
+    which read the weights once for all of them (one row: its batch-1
+    kernel). From gemm_rows rows on (a prompt's prefill), W is dequantised
+    into a temporary tensor of x's dtype and the rows run as one GEMM
+    (torch.nn.functional.linear), as engines switch from a GEMV to a GEMM
+    where the rows are many; None: never. That GEMM rounds W to x's dtype.
     """
 
-    def __init__(self, host_weights, bias=None, out_dtype=None):
+    def __init__(self, host_weights, bias=None, out_dtype=None, gemm_rows=32):
         torch = _torch()
         super().__init__()
         self.in_features, self.out_features, self.group_size = host_weights.shape
@@ -216,20 +248,22 @@ class KoptLinear(_module_base()):
         self.max_offset_rounding = host_weights.max_offset_rounding
         self.bias = None if bias is None else torch.nn.Parameter(bias.detach().cuda(), requires_grad=False)
         self.out_dtype = out_dtype
+        self.gemm_rows = gemm_rows
         self.kernel = _lib().kopt_w4a16_kernel(handle).decode()
 
     @classmethod
-    def from_awq(cls, qweight, qzeros, scales, group_size, bias=None, out_dtype=None):
-        return cls(import_awq(qweight, qzeros, scales, group_size), bias, out_dtype)
+    def from_awq(cls, qweight, qzeros, scales, group_size, bias=None, out_dtype=None, gemm_rows=32):
+        return cls(import_awq(qweight, qzeros, scales, group_size), bias, out_dtype, gemm_rows)
 
     @classmethod
     def from_gptq(cls, qweight, qzeros, scales, group_size, g_idx=None, zeros_minus_one=True, bias=None,
-                  out_dtype=None):
-        return cls(import_gptq(qweight, qzeros, scales, group_size, g_idx, zeros_minus_one), bias, out_dtype)
+                  out_dtype=None, gemm_rows=32):
+        return cls(import_gptq(qweight, qzeros, scales, group_size, g_idx, zeros_minus_one), bias, out_dtype,
+                   gemm_rows)
 
     @classmethod
-    def from_gguf(cls, data, ggml_type, in_features, out_features, bias=None, out_dtype=None):
-        return cls(import_gguf(data, ggml_type, in_features, out_features), bias, out_dtype)
+    def from_gguf(cls, data, ggml_type, in_features, out_features, bias=None, out_dtype=None, gemm_rows=32):
+        return cls(import_gguf(data, ggml_type, in_features, out_features), bias, out_dtype, gemm_rows)
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -237,11 +271,26 @@ class KoptLinear(_module_base()):
             _lib_handle.kopt_w4a16_destroy(handle)
             self._handle = None
 
+    def dequantize(self, dtype=None):
+        """W as a [N, K] tensor of fp16 or bf16 (default: bfloat16) on the GPU, w = scale·q + offset
+        rounded once, in x's K order (nn.Linear's weight layout); None where the shape's kernel
+        keeps the weights in a layout of its own."""
+        c = _calls()
+        dtype = dtype or c.torch.bfloat16
+        if dtype not in c.x_codes:
+            raise KoptError(f"kopt_w4a16: the dequantised weights must be float16 or bfloat16; got {dtype}")
+        w = c.torch.empty(self.out_features, self.in_features, dtype=dtype, device="cuda")
+        code = _lib().kopt_w4a16_dequantize(self._handle, w.data_ptr(), c.x_codes[dtype],
+                                            c.stream(w.get_device()))
+        if code == _NO_KERNEL:
+            return None
+        _check(code, "dequantize")
+        return w
+
     def forward(self, x):
-        torch = _torch()
-        dtypes = {torch.float16: _F16, torch.bfloat16: _BF16}
-        outs = {torch.float32: _F32, torch.float16: _F16, torch.bfloat16: _BF16}
-        if x.dtype not in dtypes:
+        c = _calls()
+        x_code = c.x_codes.get(x.dtype)
+        if x_code is None:
             raise KoptError(f"kopt_w4a16: x must be float16 or bfloat16; got {x.dtype}")
         if not x.is_cuda:
             raise KoptError(f"kopt_w4a16: x must be on a CUDA device; got {x.device}")
@@ -251,14 +300,20 @@ class KoptLinear(_module_base()):
         if not x.is_contiguous():
             raise KoptError(f"kopt_w4a16: x must be contiguous (rows of K elements); got stride {x.stride()}")
         out_dtype = self.out_dtype or x.dtype
-        if out_dtype not in outs:
+        y_code = c.y_codes.get(out_dtype)
+        if y_code is None:
             raise KoptError(f"kopt_w4a16: the output must be float32, float16 or bfloat16; got {out_dtype}")
         rows = x.numel() // self.in_features
-        y = torch.empty(*x.shape[:-1], self.out_features, dtype=out_dtype, device=x.device)
+        if self.gemm_rows is not None and rows >= self.gemm_rows:
+            w = self.dequantize(x.dtype)
+            if w is not None:
+                y = c.linear(x, w).to(out_dtype)
+                return y if self.bias is None else y + self.bias.to(out_dtype)
+            self.gemm_rows = None  # this shape's layout has no dequantiser: the kernels serve every M
+        y = c.torch.empty(*x.shape[:-1], self.out_features, dtype=out_dtype, device=x.device)
         if rows:
-            _check(_lib().kopt_w4a16_gemm(self._handle, ctypes.c_void_p(x.data_ptr()), dtypes[x.dtype], rows,
-                                          ctypes.c_void_p(y.data_ptr()), outs[out_dtype],
-                                          ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)), "gemm")
+            _check(_lib().kopt_w4a16_gemm(self._handle, x.data_ptr(), x_code, rows, y.data_ptr(), y_code,
+                                          c.stream(x.get_device())), "gemm")
         if self.bias is not None:
             y += self.bias.to(out_dtype)
         return y
