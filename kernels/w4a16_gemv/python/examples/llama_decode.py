@@ -20,8 +20,10 @@ of --batches (one token per sequence per step, a KV cache), and a prefill of
 Timing: each step is one model forward of one token per sequence, after
 warm-up, averaged over --steps with torch.cuda.synchronize around; it
 includes PyTorch's own per-layer host cost, the same for the three models.
-The prefill is one forward of the prompt without a cache, after one untimed,
-the median of five.
+The GPU time of a step is its kernels' durations summed by PyTorch's
+profiler over 8 steps (what a step costs once replayed from a CUDA graph, as
+engines decode). The prefill is one forward of the prompt without a cache,
+after one untimed, the median of five.
 The int4 path's codes are random (its values are not compared; its speed
 does not depend on them).
 """
@@ -110,6 +112,29 @@ def time_decode(model, batch, steps, prompt=8):
         cache = out.past_key_values
     torch.cuda.synchronize()
     return (time.perf_counter() - start) / steps * 1e3
+
+
+@torch.no_grad()
+def gpu_decode_ms(model, batch, steps, prompt=8):
+    """The GPU's time of a decode step: the durations of its kernels summed by
+    PyTorch's profiler (every kernel of the process, the library's too). A
+    step replayed from a CUDA graph, as engines run decode, costs about this
+    once the host no longer launches each kernel."""
+    from torch.profiler import ProfilerActivity, profile
+    ids = torch.randint(0, model.config.vocab_size, (batch, prompt), device="cuda")
+    out = model(input_ids=ids, use_cache=True)
+    cache, token = out.past_key_values, out.logits[:, -1:].argmax(-1)
+    for _ in range(3):
+        out = model(input_ids=token, past_key_values=cache, use_cache=True)
+        cache = out.past_key_values
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            out = model(input_ids=token, past_key_values=cache, use_cache=True)
+            cache = out.past_key_values
+        torch.cuda.synchronize()
+    total_us = sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages())
+    return total_us / steps / 1e3
 
 
 @torch.no_grad()
@@ -207,6 +232,11 @@ def main():
     print("|---|" + "---|" * len(batches))
     for name, model in models:
         print(f"| {name} | " + " | ".join(f"{time_decode(model, b, args.steps):.3f}" for b in batches) + " |")
+    print("\n| GPU time of a decode step (ms; its kernels summed) | " + " | ".join(f"M = {b}" for b in batches)
+          + " |")
+    print("|---|" + "---|" * len(batches))
+    for name, model in models:
+        print(f"| {name} | " + " | ".join(f"{gpu_decode_ms(model, b, 8):.3f}" for b in batches) + " |")
     if args.prefill > 0:
         print(f"\n| prefill of {args.prefill} tokens (ms) | |\n|---|---|")
         for name, model in models:
