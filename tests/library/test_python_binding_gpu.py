@@ -117,6 +117,28 @@ class KoptLinearGpuTest(unittest.TestCase):
         x = (torch.rand(64, K, device="cuda") * 2 - 1).half()
         check(self, layer(x), x, w, "GPTQ act-order, 64 rows as one GEMM")
 
+    def test_calls_replay_from_a_cuda_graph(self):
+        # Engines capture decode steps in CUDA graphs: a call, the kernels' and
+        # the GEMM path's, must capture and replay on new x.
+        K, N, G = 4096, 1024, 128
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 15)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
+        for rows in (1, 4, 16, 64):
+            x = (torch.rand(rows, K, device="cuda") * 2 - 1).bfloat16()
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                layer(x)  # warm-up off the default stream, PyTorch's recipe
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                y = layer(x)
+            for _ in range(2):
+                x.copy_((torch.rand(rows, K, device="cuda") * 2 - 1).bfloat16())
+                graph.replay()
+                torch.cuda.synchronize()
+                check(self, y, x, w, f"{rows} rows replayed from a graph")
+
     def test_wrong_inputs_are_one_line(self):
         K, N, G = 512, 256, 64
         qweight, qzeros, scales, _ = awq_tensors(K, N, G, 9)
