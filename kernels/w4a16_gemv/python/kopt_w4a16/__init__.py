@@ -16,12 +16,16 @@ import os
 import numpy as np
 
 __all__ = ["KoptError", "HostWeights", "import_awq", "import_gptq", "import_gguf", "devices",
-           "KoptLinear", "library_path", "GGML_TYPE_Q4_0", "GGML_TYPE_Q4_1"]
+           "KoptLinear", "library_path", "GGML_TYPE_Q4_0", "GGML_TYPE_Q4_1", "GEMM_ROWS"]
 
 GGML_TYPE_Q4_0 = 2
 GGML_TYPE_Q4_1 = 3
 _F32, _F16, _BF16 = 0, 1, 2
 _NO_KERNEL = 2
+# KoptLinear's default gemm_rows: from this many rows one GEMM on the
+# dequantised weights beats the batched kernels (on an H200, between 16 and
+# 24 rows on Llama-3-8B's larger layers, by 48 on 4096x1024; PERFORMANCE.md).
+GEMM_ROWS = 32
 
 
 class KoptError(RuntimeError):
@@ -233,7 +237,7 @@ class KoptLinear(_module_base()):
     where the rows are many; None: never. That GEMM rounds W to x's dtype.
     """
 
-    def __init__(self, host_weights, bias=None, out_dtype=None, gemm_rows=32):
+    def __init__(self, host_weights, bias=None, out_dtype=None, gemm_rows=GEMM_ROWS):
         torch = _torch()
         super().__init__()
         self.in_features, self.out_features, self.group_size = host_weights.shape
@@ -252,17 +256,17 @@ class KoptLinear(_module_base()):
         self.kernel = _lib().kopt_w4a16_kernel(handle).decode()
 
     @classmethod
-    def from_awq(cls, qweight, qzeros, scales, group_size, bias=None, out_dtype=None, gemm_rows=32):
+    def from_awq(cls, qweight, qzeros, scales, group_size, bias=None, out_dtype=None, gemm_rows=GEMM_ROWS):
         return cls(import_awq(qweight, qzeros, scales, group_size), bias, out_dtype, gemm_rows)
 
     @classmethod
     def from_gptq(cls, qweight, qzeros, scales, group_size, g_idx=None, zeros_minus_one=True, bias=None,
-                  out_dtype=None, gemm_rows=32):
+                  out_dtype=None, gemm_rows=GEMM_ROWS):
         return cls(import_gptq(qweight, qzeros, scales, group_size, g_idx, zeros_minus_one), bias, out_dtype,
                    gemm_rows)
 
     @classmethod
-    def from_gguf(cls, data, ggml_type, in_features, out_features, bias=None, out_dtype=None, gemm_rows=32):
+    def from_gguf(cls, data, ggml_type, in_features, out_features, bias=None, out_dtype=None, gemm_rows=GEMM_ROWS):
         return cls(import_gguf(data, ggml_type, in_features, out_features), bias, out_dtype, gemm_rows)
 
     def __del__(self):
