@@ -92,7 +92,6 @@ class KoptLinearGpuTest(unittest.TestCase):
         self.assertIsNone(layer.dequantize())
         x = (torch.rand(20, K, device="cuda") * 2 - 1).half()
         check(self, layer(x), x, w, "20 rows on the kernels")
-        self.assertIsNone(layer.gemm_rows)
 
     def test_many_rows_run_as_one_gemm(self):
         K, N, G = 4096, 1024, 128
@@ -138,6 +137,19 @@ class KoptLinearGpuTest(unittest.TestCase):
                 graph.replay()
                 torch.cuda.synchronize()
                 check(self, y, x, w, f"{rows} rows replayed from a graph")
+
+    def test_torch_compile_traces_a_call_whole(self):
+        # Engines compile their models: a call must trace without a graph break
+        # (fullgraph) through its fake, and run the kernels or the GEMM path.
+        if not hasattr(torch.library, "custom_op"):
+            self.skipTest("this PyTorch has no torch.library.custom_op")
+        K, N, G = 2048, 512, 64
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 16)
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
+        compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
+        for rows in (3, 40):
+            x = (torch.rand(rows, K, device="cuda") * 2 - 1).half()
+            check(self, compiled(x), x, w, f"{rows} rows through torch.compile")
 
     def test_wrong_inputs_are_one_line(self):
         K, N, G = 512, 256, 64

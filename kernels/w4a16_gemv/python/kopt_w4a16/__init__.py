@@ -207,11 +207,32 @@ class _TorchCalls:
         self.torch = torch
         self.x_codes = {torch.float16: _F16, torch.bfloat16: _BF16}
         self.y_codes = {torch.float32: _F32, torch.float16: _F16, torch.bfloat16: _BF16}
+        self.y_dtypes = {code: dtype for dtype, code in self.y_codes.items()}
         # The current stream's handle: PyTorch's raw getter where it has one
         # (what Triton calls), else through a Stream object (slower).
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.stream = raw if raw is not None else (lambda i: torch.cuda.current_stream(i).cuda_stream)
         self.linear = torch.nn.functional.linear
+        # Under torch.compile a call is one custom operator, so the graph has
+        # no break where it reads data pointers (engines compile their models);
+        # in eager mode the call goes straight to the library, as an operator
+        # costs host time of its own.
+        compiler = getattr(torch, "compiler", None)
+        self.compiling = getattr(compiler, "is_compiling", None) or (lambda: False)
+        self.op = None
+        if hasattr(torch.library, "custom_op"):
+            try:
+                @torch.library.custom_op("kopt_w4a16::linear_rows", mutates_args=())
+                def linear_rows(x: torch.Tensor, weights: int, n: int, y_code: int, gemm_rows: int) -> torch.Tensor:
+                    return _rows(x, weights, n, y_code, gemm_rows)
+
+                @linear_rows.register_fake
+                def _(x, weights, n, y_code, gemm_rows):
+                    return x.new_empty((*x.shape[:-1], n), dtype=self.y_dtypes[y_code])
+
+                self.op = linear_rows
+            except RuntimeError:  # registered already (a second copy of the package): calls stay eager
+                self.op = None
 
 
 _torch_calls = None
@@ -222,6 +243,39 @@ def _calls():
     if _torch_calls is None:
         _torch_calls = _TorchCalls(_torch())
     return _torch_calls
+
+
+# Weights handles whose layout has no dequantiser: their calls stay on the
+# kernels at every M.
+_no_dequantiser = set()
+
+
+def _dequantize(weights, n, k, dtype):
+    c = _calls()
+    w = c.torch.empty(n, k, dtype=dtype, device="cuda")
+    code = _lib().kopt_w4a16_dequantize(weights, w.data_ptr(), c.x_codes[dtype], c.stream(w.get_device()))
+    if code == _NO_KERNEL:
+        return None
+    _check(code, "dequantize")
+    return w
+
+
+def _rows(x, weights, n, y_code, gemm_rows):
+    """A checked call's work: from gemm_rows rows (0: never) one GEMM on the
+    dequantised weights, else the library's kernels."""
+    c = _calls()
+    rows = x.numel() // x.shape[-1]
+    out_dtype = c.y_dtypes[y_code]
+    if 0 < gemm_rows <= rows and weights not in _no_dequantiser:
+        w = _dequantize(weights, n, x.shape[-1], x.dtype)
+        if w is not None:
+            return c.linear(x, w).to(out_dtype)
+        _no_dequantiser.add(weights)
+    y = c.torch.empty(*x.shape[:-1], n, dtype=out_dtype, device=x.device)
+    if rows:
+        _check(_lib().kopt_w4a16_gemm(weights, x.data_ptr(), c.x_codes[x.dtype], rows, y.data_ptr(), y_code,
+                                      c.stream(x.get_device())), "gemm")
+    return y
 
 
 class KoptLinear(_module_base()):
@@ -235,6 +289,8 @@ class KoptLinear(_module_base()):
     into a temporary tensor of x's dtype and the rows run as one GEMM
     (torch.nn.functional.linear), as engines switch from a GEMV to a GEMM
     where the rows are many; None: never. That GEMM rounds W to x's dtype.
+    Calls can be captured in a CUDA graph, and under torch.compile a call is
+    one operator (kopt_w4a16::linear_rows), so it traces without a break.
     """
 
     def __init__(self, host_weights, bias=None, out_dtype=None, gemm_rows=GEMM_ROWS):
@@ -249,6 +305,7 @@ class KoptLinear(_module_base()):
         _check(_lib().kopt_w4a16_create_from_host(ctypes.byref(host_weights._c), ctypes.c_void_p(stream),
                                                   ctypes.byref(handle)), "creating weights")
         self._handle = handle
+        self._weights = handle.value  # the handle as a plain int, which torch.compile reads as a constant
         self.max_offset_rounding = host_weights.max_offset_rounding
         self.bias = None if bias is None else torch.nn.Parameter(bias.detach().cuda(), requires_grad=False)
         self.out_dtype = out_dtype
@@ -272,6 +329,7 @@ class KoptLinear(_module_base()):
     def __del__(self):
         handle = getattr(self, "_handle", None)
         if handle and _lib_handle is not None:
+            _no_dequantiser.discard(handle.value)
             _lib_handle.kopt_w4a16_destroy(handle)
             self._handle = None
 
@@ -283,18 +341,11 @@ class KoptLinear(_module_base()):
         dtype = dtype or c.torch.bfloat16
         if dtype not in c.x_codes:
             raise KoptError(f"kopt_w4a16: the dequantised weights must be float16 or bfloat16; got {dtype}")
-        w = c.torch.empty(self.out_features, self.in_features, dtype=dtype, device="cuda")
-        code = _lib().kopt_w4a16_dequantize(self._handle, w.data_ptr(), c.x_codes[dtype],
-                                            c.stream(w.get_device()))
-        if code == _NO_KERNEL:
-            return None
-        _check(code, "dequantize")
-        return w
+        return _dequantize(self._weights, self.out_features, self.in_features, dtype)
 
     def forward(self, x):
         c = _calls()
-        x_code = c.x_codes.get(x.dtype)
-        if x_code is None:
+        if x.dtype not in c.x_codes:
             raise KoptError(f"kopt_w4a16: x must be float16 or bfloat16; got {x.dtype}")
         if not x.is_cuda:
             raise KoptError(f"kopt_w4a16: x must be on a CUDA device; got {x.device}")
@@ -307,19 +358,13 @@ class KoptLinear(_module_base()):
         y_code = c.y_codes.get(out_dtype)
         if y_code is None:
             raise KoptError(f"kopt_w4a16: the output must be float32, float16 or bfloat16; got {out_dtype}")
-        rows = x.numel() // self.in_features
-        if self.gemm_rows is not None and rows >= self.gemm_rows:
-            w = self.dequantize(x.dtype)
-            if w is not None:
-                y = c.linear(x, w).to(out_dtype)
-                return y if self.bias is None else y + self.bias.to(out_dtype)
-            self.gemm_rows = None  # this shape's layout has no dequantiser: the kernels serve every M
-        y = c.torch.empty(*x.shape[:-1], self.out_features, dtype=out_dtype, device=x.device)
-        if rows:
-            _check(_lib().kopt_w4a16_gemm(self._handle, x.data_ptr(), x_code, rows, y.data_ptr(), y_code,
-                                          c.stream(x.get_device())), "gemm")
+        gemm_rows = self.gemm_rows or 0
+        if c.op is not None and c.compiling():
+            y = c.op(x, self._weights, self.out_features, y_code, gemm_rows)
+        else:
+            y = _rows(x, self._weights, self.out_features, y_code, gemm_rows)
         if self.bias is not None:
-            y += self.bias.to(out_dtype)
+            y = y + self.bias.to(out_dtype)
         return y
 
     def extra_repr(self):
