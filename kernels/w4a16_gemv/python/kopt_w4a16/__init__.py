@@ -295,6 +295,7 @@ class KoptLinear(_module_base()):
 
     def __init__(self, host_weights, bias=None, out_dtype=None, gemm_rows=GEMM_ROWS):
         torch = _torch()
+        _calls()  # PyTorch's calls and the operator, set up here: never first inside a traced forward
         super().__init__()
         self.in_features, self.out_features, self.group_size = host_weights.shape
         if devices() < 1:
