@@ -56,6 +56,26 @@ __global__ void kopt_w4a16_dequantize_kernel(const unsigned char* q, const __hal
 #if KOPT_HOST_PASS
 namespace {
 
+// Where the layouts the batched kernels read (KoptW4a16Batched::layout)
+// hold each part of the weights: q as canonical [N][K/2] from byte 0, then
+// after a 256-byte boundary either (scale, offset) pairs [N][K/G] (layout 0)
+// or the canonical blob's scales [N][K/G] and, after another boundary, its
+// offsets (layout 1).
+struct BatchedRegions {
+  size_t q_bytes;      // q, from byte 0
+  size_t groups_at;    // the pairs, or the scales
+  size_t group_bytes;  // one half a group: the scales' bytes (the pairs' are twice)
+  size_t offsets_at;   // layout 1's offsets
+};
+BatchedRegions batched_regions(const KoptShapeArgs& a) {
+  BatchedRegions r{};
+  r.q_bytes = static_cast<size_t>(a.N) * (a.K / 2);
+  r.groups_at = kopt_align256_host(r.q_bytes);
+  r.group_bytes = static_cast<size_t>(a.N) * (a.K / a.G) * 2;
+  r.offsets_at = r.groups_at + kopt_align256_host(r.group_bytes);
+  return r;
+}
+
 // Which layout of the batched kernels (0: dot's and gen's packed layout, 1:
 // the canonical blob) the entry's weights are in, decided on the bytes: the
 // entry's own re-layout of `canonical` is compared with the batched kernels'
@@ -69,8 +89,8 @@ int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args, l
   if (!k || rows == 0) return -1;
   if (!entry->has_relayout) return 1;
   const long long N = args.N, K = args.K, G = args.G;
-  const long long pairs_bytes =
-      static_cast<long long>(kopt_align256_host(N * (K / 2))) + N * (K / G) * 4;
+  const BatchedRegions regions = batched_regions(args);
+  const long long pairs_bytes = static_cast<long long>(regions.groups_at + 2 * regions.group_bytes);
   if (entry->packed_bytes(args) != pairs_bytes) return -1;
   if (hipMalloc(reinterpret_cast<void**>(expected), static_cast<size_t>(pairs_bytes)) !=
           hipSuccess ||
@@ -87,9 +107,9 @@ int batched_layout_of(const KoptKernelEntry* entry, const KoptShapeArgs& args, l
 // q bytes and (scale, offset) pairs (the padding between is not compared).
 bool same_pairs(const unsigned char* a, const unsigned char* b, const KoptShapeArgs& args,
                 hipStream_t stream) {
-  const size_t q_bytes = static_cast<size_t>(args.N) * (args.K / 2),
-               pairs_at = kopt_align256_host(q_bytes),
-               pair_bytes = static_cast<size_t>(args.N) * (args.K / args.G) * 4;
+  const BatchedRegions regions = batched_regions(args);
+  const size_t q_bytes = regions.q_bytes, pairs_at = regions.groups_at,
+               pair_bytes = 2 * regions.group_bytes;
   int* differ = nullptr;
   int host = 1;
   bool ok = q_bytes % 4 == 0 &&
@@ -240,16 +260,10 @@ int kopt_w4a16_dequantize(const kopt_w4a16_weights* w, void* out, int out_dtype,
                            "these weights are in their kernel's own layout, which the "
                            "dequantiser does not read: " +
                                w->description);
-  // The layouts the batched kernels read (KoptW4a16Batched::layout): q as
-  // canonical [N][K/2], then after a 256-byte boundary either (scale,
-  // offset) pairs [N][K/G] or the canonical blob's scales and offsets.
-  const size_t q_bytes = static_cast<size_t>(a.N) * (a.K / 2),
-               group_bytes = static_cast<size_t>(a.N) * (a.K / a.G) * 2;
-  const auto* scales = reinterpret_cast<const __half*>(w->weights + kopt_align256_host(q_bytes));
+  const BatchedRegions regions = batched_regions(a);
+  const auto* scales = reinterpret_cast<const __half*>(w->weights + regions.groups_at);
   const __half* offsets =
-      layout == 0 ? scales + 1
-                  : reinterpret_cast<const __half*>(w->weights + kopt_align256_host(q_bytes) +
-                                                    kopt_align256_host(group_bytes));
+      layout == 0 ? scales + 1 : reinterpret_cast<const __half*>(w->weights + regions.offsets_at);
   // Threads over a row's words, blocks over rows (at most 65535: the rest
   // in turn).
   const dim3 grid(static_cast<unsigned>((a.K / 8 + 255) / 256),

@@ -12,8 +12,15 @@ import kopt_w4a16 as kw
 from test_python_binding import awq_tensors, gptq_act_order_tensors
 
 
-def check(test, y, x, w, what):
+def random_x(rows, K, dtype=torch.float16):
+    """rows x K values uniform in [-1, 1) on the GPU, in dtype."""
+    return (torch.rand(rows, K, device="cuda") * 2 - 1).to(dtype)
+
+
+def check(test, y, x, w, what, bias=None):
     ref = x.double().cpu().numpy() @ w
+    if bias is not None:
+        ref = ref + bias.double().cpu().numpy()
     got = y.double().cpu().numpy()
     # kopt's rule for its kernels (atol = rtol = 1e-2), on top of the output dtype's own rounding.
     eps = {torch.float32: 0.0, torch.float16: 2 ** -11, torch.bfloat16: 2 ** -8}[y.dtype]
@@ -31,7 +38,7 @@ class KoptLinearGpuTest(unittest.TestCase):
             for out in (None, torch.float32, torch.float16, torch.bfloat16):
                 for rows in (1, 3, 16):
                     layer.out_dtype = out
-                    x = (torch.rand(rows, K, device="cuda") * 2 - 1).to(x_dtype)
+                    x = random_x(rows, K, x_dtype)
                     y = layer(x)
                     self.assertEqual(y.dtype, out or x_dtype)
                     self.assertEqual(tuple(y.shape), (rows, N))
@@ -43,7 +50,7 @@ class KoptLinearGpuTest(unittest.TestCase):
         K, N, G = 2048, 512, 64
         qweight, qzeros, s, g_idx, w = gptq_act_order_tensors(K, N, G, 6)
         layer = kw.KoptLinear.from_gptq(qweight, qzeros, s, G, g_idx=g_idx)
-        x = (torch.rand(4, K, device="cuda") * 2 - 1).half()
+        x = random_x(4, K)
         check(self, layer(x), x, w, "GPTQ act-order")
 
     def test_gguf_q4_0(self):
@@ -59,7 +66,7 @@ class KoptLinearGpuTest(unittest.TestCase):
                 blocks += d[n, b].tobytes() + qs.astype(np.uint8).tobytes()
         layer = kw.KoptLinear.from_gguf(np.frombuffer(bytes(blocks), np.uint8), kw.GGML_TYPE_Q4_0, K, N)
         w = ((q - 8) * np.repeat(d.astype(np.float64), 32, axis=1)).T
-        x = (torch.rand(2, K, device="cuda") * 2 - 1).bfloat16()
+        x = random_x(2, K, torch.bfloat16)
         check(self, layer(x), x, w, "GGUF Q4_0")
 
     def test_dequantize_matches_the_format(self):
@@ -90,7 +97,7 @@ class KoptLinearGpuTest(unittest.TestCase):
         qweight, qzeros, scales, w = awq_tensors(K, N, G, 14)
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=8)
         self.assertIsNone(layer.dequantize())
-        x = (torch.rand(20, K, device="cuda") * 2 - 1).half()
+        x = random_x(20, K)
         check(self, layer(x), x, w, "20 rows on the kernels")
 
     def test_many_rows_run_as_one_gemm(self):
@@ -101,19 +108,19 @@ class KoptLinearGpuTest(unittest.TestCase):
             for out in (None, torch.float32):
                 for rows in (31, 32, 300):  # the kernels, then one GEMM
                     layer.out_dtype = out
-                    x = (torch.rand(rows, K, device="cuda") * 2 - 1).to(x_dtype)
+                    x = random_x(rows, K, x_dtype)
                     y = layer(x)
                     self.assertEqual((y.dtype, tuple(y.shape)), (out or x_dtype, (rows, N)))
                     # The GEMM rounds W to x's dtype: that rounding on top of the rule.
                     check(self, y, x, w, f"x {x_dtype}, y {y.dtype}, {rows} rows")
         never = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=None)
-        x = (torch.rand(40, K, device="cuda") * 2 - 1).half()
+        x = random_x(40, K)
         check(self, never(x), x, w, "40 rows on the kernels")
         # GPTQ act-order: the dequantised weights come out in x's K order.
         K, N, G = 2048, 512, 64
         qweight, qzeros, s, g_idx, w = gptq_act_order_tensors(K, N, G, 13)
         layer = kw.KoptLinear.from_gptq(qweight, qzeros, s, G, g_idx=g_idx, gemm_rows=16)
-        x = (torch.rand(64, K, device="cuda") * 2 - 1).half()
+        x = random_x(64, K)
         check(self, layer(x), x, w, "GPTQ act-order, 64 rows as one GEMM")
 
     def test_calls_replay_from_a_cuda_graph(self):
@@ -123,7 +130,7 @@ class KoptLinearGpuTest(unittest.TestCase):
         qweight, qzeros, scales, w = awq_tensors(K, N, G, 15)
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
         for rows in (1, 4, 16, 64):
-            x = (torch.rand(rows, K, device="cuda") * 2 - 1).bfloat16()
+            x = random_x(rows, K, torch.bfloat16)
             side = torch.cuda.Stream()
             side.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(side):
@@ -133,7 +140,7 @@ class KoptLinearGpuTest(unittest.TestCase):
             with torch.cuda.graph(graph):
                 y = layer(x)
             for _ in range(2):
-                x.copy_((torch.rand(rows, K, device="cuda") * 2 - 1).bfloat16())
+                x.copy_(random_x(rows, K, torch.bfloat16))
                 graph.replay()
                 torch.cuda.synchronize()
                 check(self, y, x, w, f"{rows} rows replayed from a graph")
@@ -148,8 +155,25 @@ class KoptLinearGpuTest(unittest.TestCase):
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
         compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
         for rows in (3, 40):
-            x = (torch.rand(rows, K, device="cuda") * 2 - 1).half()
+            x = random_x(rows, K)
             check(self, compiled(x), x, w, f"{rows} rows through torch.compile")
+
+    def test_bias_on_every_path(self):
+        # The kernels', the GEMM's and the compiled operator's y, each plus the bias.
+        K, N, G = 2048, 512, 64
+        qweight, qzeros, scales, w = awq_tensors(K, N, G, 17)
+        bias = (torch.rand(N, device="cuda") * 2 - 1).half()
+        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, bias=bias, gemm_rows=32)
+        compiled = torch.compile(layer, fullgraph=True, backend="aot_eager") if hasattr(
+            torch.library, "custom_op") else layer
+        for out in (None, torch.float32):
+            layer.out_dtype = out
+            for rows in (1, 5, 40):
+                x = random_x(rows, K)
+                check(self, layer(x), x, w, f"{rows} rows, y {out}, with a bias", bias)
+        layer.out_dtype = None
+        x = random_x(3, K, torch.bfloat16)
+        check(self, compiled(x), x, w, "3 rows through torch.compile, with a bias", bias)
 
     def test_wrong_inputs_are_one_line(self):
         K, N, G = 512, 256, 64

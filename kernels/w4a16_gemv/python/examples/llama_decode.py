@@ -97,20 +97,29 @@ def replace(model, make):
                     setattr(parent, name, make(getattr(parent, name)))
 
 
-@torch.no_grad()
-def time_decode(model, batch, steps, prompt=8):
+def _decode_start(model, batch, prompt):
+    """A prompt of `batch` random sequences and three warm-up decode steps:
+    the cache and the token the timed steps decode from."""
     ids = torch.randint(0, model.config.vocab_size, (batch, prompt), device="cuda")
     out = model(input_ids=ids, use_cache=True)
     cache, token = out.past_key_values, out.logits[:, -1:].argmax(-1)
-    for _ in range(3):  # warm-up steps
-        out = model(input_ids=token, past_key_values=cache, use_cache=True)
-        cache = out.past_key_values
+    for _ in range(3):
+        cache = model(input_ids=token, past_key_values=cache, use_cache=True).past_key_values
     torch.cuda.synchronize()
-    start = time.perf_counter()
+    return cache, token
+
+
+def _decode_steps(model, cache, token, steps):
     for _ in range(steps):
-        out = model(input_ids=token, past_key_values=cache, use_cache=True)
-        cache = out.past_key_values
+        cache = model(input_ids=token, past_key_values=cache, use_cache=True).past_key_values
     torch.cuda.synchronize()
+
+
+@torch.no_grad()
+def time_decode(model, batch, steps, prompt=8):
+    cache, token = _decode_start(model, batch, prompt)
+    start = time.perf_counter()
+    _decode_steps(model, cache, token, steps)
     return (time.perf_counter() - start) / steps * 1e3
 
 
@@ -121,18 +130,9 @@ def gpu_decode_ms(model, batch, steps, prompt=8):
     step replayed from a CUDA graph, as engines run decode, costs about this
     once the host no longer launches each kernel."""
     from torch.profiler import ProfilerActivity, profile
-    ids = torch.randint(0, model.config.vocab_size, (batch, prompt), device="cuda")
-    out = model(input_ids=ids, use_cache=True)
-    cache, token = out.past_key_values, out.logits[:, -1:].argmax(-1)
-    for _ in range(3):
-        out = model(input_ids=token, past_key_values=cache, use_cache=True)
-        cache = out.past_key_values
-    torch.cuda.synchronize()
+    cache, token = _decode_start(model, batch, prompt)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            out = model(input_ids=token, past_key_values=cache, use_cache=True)
-            cache = out.past_key_values
-        torch.cuda.synchronize()
+        _decode_steps(model, cache, token, steps)
     total_us = sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages())
     return total_us / steps / 1e3
 

@@ -250,9 +250,11 @@ def _calls():
 _no_dequantiser = set()
 
 
-def _dequantize(weights, n, k, dtype):
+def _dequantize(weights, n, k, dtype, device):
+    """W as an [n, k] tensor of dtype on `device` (the weights' own); None
+    where their layout has no dequantiser."""
     c = _calls()
-    w = c.torch.empty(n, k, dtype=dtype, device="cuda")
+    w = c.torch.empty(n, k, dtype=dtype, device=device)
     code = _lib().kopt_w4a16_dequantize(weights, w.data_ptr(), c.x_codes[dtype], c.stream(w.get_device()))
     if code == _NO_KERNEL:
         return None
@@ -267,7 +269,7 @@ def _rows(x, weights, n, y_code, gemm_rows):
     rows = x.numel() // x.shape[-1]
     out_dtype = c.y_dtypes[y_code]
     if 0 < gemm_rows <= rows and weights not in _no_dequantiser:
-        w = _dequantize(weights, n, x.shape[-1], x.dtype)
+        w = _dequantize(weights, n, x.shape[-1], x.dtype, x.device)
         if w is not None:
             return c.linear(x, w).to(out_dtype)
         _no_dequantiser.add(weights)
@@ -307,6 +309,7 @@ class KoptLinear(_module_base()):
                                                   ctypes.byref(handle)), "creating weights")
         self._handle = handle
         self._weights = handle.value  # the handle as a plain int, which torch.compile reads as a constant
+        self.device = torch.device("cuda", torch.cuda.current_device())  # where the weights are
         self.max_offset_rounding = host_weights.max_offset_rounding
         self.bias = None if bias is None else torch.nn.Parameter(bias.detach().cuda(), requires_grad=False)
         self.out_dtype = out_dtype
@@ -342,7 +345,7 @@ class KoptLinear(_module_base()):
         dtype = dtype or c.torch.bfloat16
         if dtype not in c.x_codes:
             raise KoptError(f"kopt_w4a16: the dequantised weights must be float16 or bfloat16; got {dtype}")
-        return _dequantize(self._weights, self.out_features, self.in_features, dtype)
+        return _dequantize(self._weights, self.out_features, self.in_features, dtype, self.device)
 
     def forward(self, x):
         c = _calls()
@@ -365,7 +368,7 @@ class KoptLinear(_module_base()):
         else:
             y = _rows(x, self._weights, self.out_features, y_code, gemm_rows)
         if self.bias is not None:
-            y = y + self.bias.to(out_dtype)
+            y.add_(self.bias.to(out_dtype))  # y is this call's own tensor: no second one
         return y
 
     def extra_repr(self):
