@@ -69,12 +69,30 @@ namespace {  // each including source its own copy (unused but in the C API)
   return bits;
 }
 
+// A word of two fp16 or two bf16 (lo in the low half) as floats: kernels
+// that read x in the caller's dtype.
+[[maybe_unused]] __device__ float2 kopt_library_x_pair(__half2 pair, int dtype) {
+  if (dtype != kKoptBf16) return __half22float2(pair);
+  unsigned bits;
+  __builtin_memcpy(&bits, &pair, sizeof bits);
+  return make_float2(__uint_as_float(bits << 16), __uint_as_float(bits & 0xFFFF0000u));
+}
+
+// y[at] = v in fp32, fp16 or bf16: kernels that write y in the caller's
+// dtype (y then points at 16-bit elements).
+[[maybe_unused]] __device__ void kopt_library_store(float* y, size_t at, float v, int dtype) {
+  if (dtype == kKoptF32)
+    y[at] = v;
+  else
+    reinterpret_cast<unsigned short*>(y)[at] = kopt_library_half_bits(v, dtype);
+}
+
 // Row blockIdx.y of the fp32 y (row stride N) into fp16 or bf16.
 [[maybe_unused]] __global__ void kopt_library_store_y(const float* y32, void* y, int dtype, int N) {
   const int n = blockIdx.x * blockDim.x + threadIdx.x;
   if (n >= N) return;
   const size_t i = static_cast<size_t>(blockIdx.y) * N + n;
-  static_cast<unsigned short*>(y)[i] = kopt_library_half_bits(y32[i], dtype);
+  kopt_library_store(static_cast<float*>(y), i, y32[i], dtype);
 }
 
 }  // namespace
@@ -112,7 +130,12 @@ struct KoptNoExtension {
   // How many of `remaining` rows (>= 1) the next block runs on the extension;
   // 0: one row on the entry.
   int block_rows(const KoptWeights&, int) const { return 0; }
-  hipError_t call(const KoptWeights&, int, const __half*, float*, hipStream_t) const {
+  // Whether `call` reads x in x_dtype and writes y in y_dtype itself (x in
+  // the weights' K order); otherwise it gets x in fp16 and writes fp32 y,
+  // and the C API converts around it.
+  bool native(int, int) const { return false; }
+  // `rows` rows of x into y, in dtypes `native` admits or fp16 and fp32.
+  hipError_t call(const KoptWeights&, int, const void*, int, void*, int, hipStream_t) const {
     return hipErrorInvalidValue;
   }
   void release() {}
@@ -199,9 +222,10 @@ KoptResult kopt_library_create(const KoptDispatchTables& tables, const void* con
 
 // y[m] = x[m] · W for the M rows of x (row stride K) into y (row stride N),
 // on `stream`: blocks of rows on the extension where it takes them, else one
-// row at a time on the entry; x converted to fp16 in the weights' K order
-// and y from fp32 through the staging rows where the dtypes or the K order
-// ask for it.
+// row at a time on the entry. x and y go to the extension's kernels as they
+// are where it reads and writes their dtypes itself; otherwise x is
+// converted to fp16 in the weights' K order and y from fp32 through the
+// staging rows where the dtypes or the K order ask for it.
 template <class Extension>
 KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void* x, int x_dtype,
                              int M, void* y, int y_dtype, hipStream_t stream) {
@@ -213,25 +237,28 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
                                  std::to_string(y_dtype));
   if (M < 1) return kopt_invalid_argument("M must be >= 1; got " + std::to_string(M));
   const int K = static_cast<int>(w.args.K), N = static_cast<int>(w.args.N);
-  const bool stage_x = x_dtype != kKoptF16 || w.k_order;
   const size_t x_bytes = 2, y_bytes = y_dtype == kKoptF32 ? 4 : 2;
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
     const int block = w.extension.block_rows(w, M - m0);
     rows = block > 0 ? block : 1;
     const char* x_m = static_cast<const char*>(x) + static_cast<size_t>(m0) * K * x_bytes;
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * y_bytes;
+    const bool native = block > 0 && !w.k_order && w.extension.native(x_dtype, y_dtype);
+    const bool stage_x = !native && (x_dtype != kKoptF16 || w.k_order);
+    const bool convert_y = !native && y_dtype != kKoptF32;
     const void* x_in = x_m;
     if (stage_x) {
       kopt_library_stage_x<<<dim3((K + 255) / 256, rows), 256, 0, stream>>>(x_m, x_dtype, w.k_order,
                                                                             w.x_rows, K);
       x_in = w.x_rows;
     }
-    float* y_out = y_dtype == kKoptF32 ? reinterpret_cast<float*>(y_m) : w.y_rows;
+    void* y_out = convert_y ? static_cast<void*>(w.y_rows) : y_m;
     hipError_t e = hipGetLastError();
     if (e == hipSuccess)
-      e = block > 0 ? w.extension.call(w, rows, static_cast<const __half*>(x_in), y_out, stream)
-                    : kopt_weights_call(w, x_in, y_out, stream);
-    if (e == hipSuccess && y_dtype != kKoptF32) {
+      e = block > 0 ? w.extension.call(w, rows, x_in, stage_x ? kKoptF16 : x_dtype, y_out,
+                                       convert_y ? kKoptF32 : y_dtype, stream)
+                    : kopt_weights_call(w, x_in, static_cast<float*>(y_out), stream);
+    if (e == hipSuccess && convert_y) {
       kopt_library_store_y<<<dim3((N + 255) / 256, rows), 256, 0, stream>>>(w.y_rows, y_m, y_dtype,
                                                                             N);
       e = hipGetLastError();

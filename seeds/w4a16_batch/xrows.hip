@@ -16,6 +16,18 @@
   }
 }
 */
+// How x's 16-bit pairs become floats and how y's values are stored (or,
+// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
+// and fp32 y, unless a build defines its own (the library builds bf16 x and
+// fp16 or bf16 y too, so engines running those dtypes launch no conversion
+// kernels around the call).
+#ifndef KOPT_X_PAIR
+#define KOPT_X_PAIR(pair) __half22float2(pair)
+#endif
+#ifndef KOPT_Y_STORE
+#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
+#endif
+
 // The packed layout: q bytes as canonical ([N][K/2], low nibble = even k),
 // then half2 (scale, offset) [N][K/G] after a 256-byte boundary.
 KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __restrict__ packed,
@@ -53,7 +65,7 @@ KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, 
     const __half2* pair = reinterpret_cast<const __half2*>(&h[i]);
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const float2 f = __half22float2(pair[e]);
+      const float2 f = KOPT_X_PAIR(pair[e]);
       v[8 * i + 2 * e] = f.x;
       v[8 * i + 2 * e + 1] = f.y;
     }
@@ -61,11 +73,14 @@ KOPT_INLINE void xrows_fixed_chunk(const uint4* h, uint4* pieces, float* scale, 
   float largest = 0.f;
 #pragma unroll
   for (int i = 0; i < 32; ++i) largest = fmaxf(largest, fabsf(v[i]));
-  // E from the exponent bits (largest < 2^E; a half's magnitude is a normal
-  // float), 2^(15 - E) and 2^(E - 15) built the same way; F is exact.
+  // E from the exponent bits (largest < 2^E), 2^(15 - E) and 2^(E - 15)
+  // built the same way; F is exact. A chunk whose largest value is below
+  // 2^-100 counts as zeros, so 2^(15 - E) stays a normal float (an fp16's
+  // magnitude is at least 2^-24; a bf16 x can be far smaller, and its
+  // chunk then adds less than 2^-90 of a weight to y).
   constexpr float kFit = 32639.f / 32768.f, kUnfit = 32768.f / 32639.f;
   const int E = (int)(__float_as_uint(largest) >> 23) - 126;
-  const bool nonzero = largest > 0.f;
+  const bool nonzero = largest >= __uint_as_float(27u << 23);  // 2^-100
   const float up = nonzero ? __uint_as_float((kopt_u32)(127 + 15 - E) << 23) * kFit : 0.f;
   // X = rint(x * up) in one FMA: x * up + 1.5 * 2^23 rounds to an integer
   // whose float bits are the magic number's plus X, and the magic number's
@@ -276,7 +291,7 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
       float sum = 0.f;
 #pragma unroll
       for (int k = 0; k < warps; ++k) sum += xrows_sums[set][k][g][at];
-      if (r < M && n < N) y[(kopt_u64)r * N + n] = sum;
+      if (r < M && n < N) KOPT_Y_STORE(y, (kopt_u64)r * N + n, sum, false);
     }
     set ^= 1;
     cur = next;
