@@ -159,21 +159,28 @@ class KoptLinearGpuTest(unittest.TestCase):
             check(self, compiled(x), x, w, f"{rows} rows through torch.compile")
 
     def test_bf16_x_past_fp16s_range_on_the_batched_kernels(self):
-        # Blocks of rows read bf16 x themselves (and write bf16 y): a chunk of 32
-        # values past fp16's largest (65504; staged through fp16 they would
-        # saturate) counts at full size, and a chunk far below fp16's smallest
-        # (2^-24) as the zeros it nearly is, not as an overflowing scale.
+        # Blocks of rows read bf16 x themselves (and write bf16 y), in fixed
+        # point scaled to each chunk of 32 values: a row scaled by 2^20 (past
+        # fp16's largest, 65504, where x staged through fp16 would saturate)
+        # gives exactly 2^20 times its y, and a chunk far below fp16's smallest
+        # (2^-24) counts as the zeros it nearly is, not as an overflowing scale.
         K, N, G = 4096, 1024, 128
         qweight, qzeros, scales, w = awq_tensors(K, N, G, 18)
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
         for rows in (4, 16):
             x = random_x(rows, K, torch.bfloat16)
-            x[0, :32] *= 1e7
-            x[1, 64:96] = 1e-35
             y = layer(x)
-            self.assertEqual(y.dtype, torch.bfloat16)
-            self.assertGreater(y[0].float().abs().max().item(), 65504.0)
-            check(self, y, x, w, f"{rows} rows of bf16 x past fp16's range")
+            check(self, y, x, w, f"{rows} rows of bf16 x")
+            big = x.clone()
+            big[0] *= 2.0 ** 20
+            y_big = layer(big)
+            self.assertGreater(y_big[0].float().abs().max().item(), 65504.0)
+            self.assertTrue(torch.equal(y_big[0].float(), y[0].float() * 2.0 ** 20), f"{rows} rows, scaled")
+            self.assertTrue(torch.equal(y_big[1:], y[1:]))
+            tiny, zeros = x.clone(), x.clone()
+            tiny[1, 64:96] = 2.0 ** -120
+            zeros[1, 64:96] = 0.0
+            self.assertTrue(torch.equal(layer(tiny), layer(zeros)), f"{rows} rows, a chunk of 2^-120")
 
     def test_bias_on_every_path(self):
         # The kernels', the GEMM's and the compiled operator's y, each plus the bias.
