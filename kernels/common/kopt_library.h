@@ -21,21 +21,22 @@ constexpr int kKoptF32 = 0, kKoptF16 = 1, kKoptBf16 = 2;
 // The kernels of the C API (device and host pass alike).
 namespace {  // each including source its own copy (unused but in the C API)
 
-// Row blockIdx.y of x (row stride K) into fp16 in the weights' K order. bf16
-// is converted by its bits (the upper half of an fp32), the same on both
-// platforms, and saturated to fp16's range rather than turned into inf.
-[[maybe_unused]] __global__ void kopt_library_stage_x(const void* x, int dtype, const int* order,
-                                                      __half* out, int K) {
+// Row blockIdx.y of x (row stride K) in the weights' K order, as fp16, or in
+// its own dtype where `keep` (a gather for kernels that read it). bf16 to
+// fp16 is converted by its bits (the upper half of an fp32), the same on
+// both platforms, and saturated to fp16's range rather than turned into inf.
+[[maybe_unused]] __global__ void kopt_library_stage_x(const void* x, int dtype, bool keep,
+                                                      const int* order, void* out, int K) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= K) return;
   const size_t row = static_cast<size_t>(blockIdx.y) * K;
   const int k = order ? order[j] : j;
-  if (dtype == kKoptBf16) {
-    const unsigned bits = static_cast<const unsigned short*>(x)[row + k];
-    const float v = __uint_as_float(bits << 16);
-    out[row + j] = __float2half(fminf(fmaxf(v, -65504.f), 65504.f));
+  const unsigned short bits = static_cast<const unsigned short*>(x)[row + k];
+  if (dtype == kKoptBf16 && !keep) {
+    const float v = __uint_as_float(static_cast<unsigned>(bits) << 16);
+    static_cast<__half*>(out)[row + j] = __float2half(fminf(fmaxf(v, -65504.f), 65504.f));
   } else {
-    out[row + j] = static_cast<const __half*>(x)[row + k];
+    static_cast<unsigned short*>(out)[row + j] = bits;
   }
 }
 
@@ -130,9 +131,9 @@ struct KoptNoExtension {
   // How many of `remaining` rows (>= 1) the next block runs on the extension;
   // 0: one row on the entry.
   int block_rows(const KoptWeights&, int) const { return 0; }
-  // Whether `call` reads x in x_dtype and writes y in y_dtype itself (x in
-  // the weights' K order); otherwise it gets x in fp16 and writes fp32 y,
-  // and the C API converts around it.
+  // Whether `call` reads x in x_dtype and writes y in y_dtype itself;
+  // otherwise it gets x in fp16 and writes fp32 y, and the C API converts
+  // around it. Either way x comes in the weights' K order.
   bool native(int, int) const { return false; }
   // `rows` rows of x into y, in dtypes `native` admits or fp16 and fp32.
   hipError_t call(const KoptWeights&, int, const void*, int, void*, int, hipStream_t) const {
@@ -147,7 +148,7 @@ struct KoptNoExtension {
 template <class Extension>
 struct KoptLibraryWeights : KoptWeights {
   int* k_order = nullptr;
-  __half* x_rows = nullptr;
+  __half* x_rows = nullptr;  // x staged: fp16, or a gather's bf16 bits
   float* y_rows = nullptr;
   Extension extension;
 };
@@ -222,10 +223,11 @@ KoptResult kopt_library_create(const KoptDispatchTables& tables, const void* con
 
 // y[m] = x[m] · W for the M rows of x (row stride K) into y (row stride N),
 // on `stream`: blocks of rows on the extension where it takes them, else one
-// row at a time on the entry. x and y go to the extension's kernels as they
-// are where it reads and writes their dtypes itself; otherwise x is
-// converted to fp16 in the weights' K order and y from fp32 through the
-// staging rows where the dtypes or the K order ask for it.
+// row at a time on the entry. x and y go to the extension's kernels in their
+// own dtypes where it reads and writes those itself (x gathered first where
+// the weights are in another K order); otherwise x is converted to fp16 in
+// the weights' K order and y from fp32 through the staging rows where the
+// dtypes or the K order ask for it.
 template <class Extension>
 KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void* x, int x_dtype,
                              int M, void* y, int y_dtype, hipStream_t stream) {
@@ -243,20 +245,20 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
     rows = block > 0 ? block : 1;
     const char* x_m = static_cast<const char*>(x) + static_cast<size_t>(m0) * K * x_bytes;
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * y_bytes;
-    const bool native = block > 0 && !w.k_order && w.extension.native(x_dtype, y_dtype);
-    const bool stage_x = !native && (x_dtype != kKoptF16 || w.k_order);
+    const bool native = block > 0 && w.extension.native(x_dtype, y_dtype);
+    const bool stage_x = w.k_order || (!native && x_dtype != kKoptF16);
     const bool convert_y = !native && y_dtype != kKoptF32;
     const void* x_in = x_m;
     if (stage_x) {
-      kopt_library_stage_x<<<dim3((K + 255) / 256, rows), 256, 0, stream>>>(x_m, x_dtype, w.k_order,
-                                                                            w.x_rows, K);
+      kopt_library_stage_x<<<dim3((K + 255) / 256, rows), 256, 0, stream>>>(x_m, x_dtype, native,
+                                                                            w.k_order, w.x_rows, K);
       x_in = w.x_rows;
     }
     void* y_out = convert_y ? static_cast<void*>(w.y_rows) : y_m;
     hipError_t e = hipGetLastError();
     if (e == hipSuccess)
-      e = block > 0 ? w.extension.call(w, rows, x_in, stage_x ? kKoptF16 : x_dtype, y_out,
-                                       convert_y ? kKoptF32 : y_dtype, stream)
+      e = block > 0 ? w.extension.call(w, rows, x_in, native ? x_dtype : kKoptF16, y_out,
+                                       native ? y_dtype : kKoptF32, stream)
                     : kopt_weights_call(w, x_in, static_cast<float*>(y_out), stream);
     if (e == hipSuccess && convert_y) {
       kopt_library_store_y<<<dim3((N + 255) / 256, rows), 256, 0, stream>>>(w.y_rows, y_m, y_dtype,

@@ -50,8 +50,13 @@ class KoptLinearGpuTest(unittest.TestCase):
         K, N, G = 2048, 512, 64
         qweight, qzeros, s, g_idx, w = gptq_act_order_tensors(K, N, G, 6)
         layer = kw.KoptLinear.from_gptq(qweight, qzeros, s, G, g_idx=g_idx)
-        x = random_x(4, K)
-        check(self, layer(x), x, w, "GPTQ act-order")
+        # x gathered into the weights' K order, then each dtype pair (the
+        # batched kernels read fp16 and bf16 pairs themselves) and one row.
+        for x_dtype, out in ((torch.float16, None), (torch.bfloat16, None), (torch.bfloat16, torch.float32)):
+            layer.out_dtype = out
+            for rows in (1, 4):
+                x = random_x(rows, K, x_dtype)
+                check(self, layer(x), x, w, f"GPTQ act-order, x {x_dtype}, y {out}, {rows} rows")
 
     def test_gguf_q4_0(self):
         K, N = 2048, 256
