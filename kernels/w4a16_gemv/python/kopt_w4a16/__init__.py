@@ -288,10 +288,11 @@ class KoptLinear(_module_base()):
     stream. Up to 16 rows at a time run on the library's batched kernels,
     which read the weights once for all of them, as one kernel where y has
     x's dtype (else with a conversion of x or y beside it; one row: its
-    batch-1 kernel, with both conversions in bf16). From gemm_rows rows on (a prompt's prefill), W is dequantised
-    into a temporary tensor of x's dtype and the rows run as one GEMM
-    (torch.nn.functional.linear), as engines switch from a GEMV to a GEMM
-    where the rows are many; None: never. That GEMM rounds W to x's dtype.
+    batch-1 kernel, with both conversions in bf16). From gemm_rows rows on
+    (a prompt's prefill), W is dequantised into a temporary tensor of x's
+    dtype and the rows run as one GEMM (torch.nn.functional.linear), as
+    engines switch from a GEMV to a GEMM where the rows are many; None:
+    never. That GEMM rounds W to x's dtype.
     Calls can be captured in a CUDA graph, and under torch.compile a call is
     one operator (kopt_w4a16::linear_rows), so it traces without a break.
     """
