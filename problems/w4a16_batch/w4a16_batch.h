@@ -13,7 +13,6 @@
 namespace kopt::w4a16_batch {
 
 inline constexpr const char* kId = "w4a16_batch";
-inline constexpr int64_t kMaxRows = 64;
 
 // M rows of K inputs, N outputs, group size G.
 Shape shape(int64_t M, int64_t K, int64_t N, int64_t G = 64);

@@ -40,34 +40,6 @@ constexpr int64_t kMaxDim = int64_t{1} << 20;
 int64_t K_of(const Shape& s) { return s.var("K"); }
 int64_t N_of(const Shape& s) { return s.var("N"); }
 
-void fill_x(ProblemData* d, Dataset dataset, uint64_t seed) {
-  Rng rng(seed ^ 0x5851F42D4C957F2Dull);
-  const int64_t K = K_of(d->shape);
-  d->x.assign(static_cast<size_t>(K), 0);
-  switch (dataset) {
-    case kExactInteger:
-      for (auto& v : d->x) v = float_to_half(static_cast<float>(rng.integer(-4, 4)));
-      break;
-    case kOneHot:
-      d->x[static_cast<size_t>(rng.integer(0, K - 1))] = float_to_half(1.0f);
-      break;
-    case kExtremes:
-      // Every weight's error adds up with the same sign (see Dataset).
-      for (auto& v : d->x) v = float_to_half(1.0f);
-      break;
-    default:
-      for (auto& v : d->x) v = float_to_half(rng.random_x());
-      if (dataset == kOutliers)
-        // Outlier channels as in real LLM activations; fp16 accumulation of
-        // their products fails the tolerance, fp32 accumulation passes.
-        for (int i = 0; i < 8 && i < K; ++i) {
-          const double mag = rng.uniform(32.0, 128.0) * (rng.next() & 1 ? 1.0 : -1.0);
-          d->x[static_cast<size_t>(rng.integer(0, K - 1))] = float_to_half(static_cast<float>(mag));
-        }
-      break;
-  }
-}
-
 Status validate_dims(const Shape& s) {
   const int64_t K = K_of(s), N = N_of(s);
   if (K < 1 || N < 1) return Status::error("shape " + s.name() + ": K and N must be >= 1");
@@ -214,6 +186,34 @@ int8_t q(const ProblemData& data, int64_t n, int64_t k) {
   return static_cast<int8_t>(data.weights[static_cast<size_t>(n * K_of(data.shape) + k)]);
 }
 
+void fill_x(ProblemData* d, Dataset dataset, uint64_t seed) {
+  Rng rng(seed ^ 0x5851F42D4C957F2Dull);
+  const int64_t K = K_of(d->shape);
+  d->x.assign(static_cast<size_t>(K), 0);
+  switch (dataset) {
+    case kExactInteger:
+      for (auto& v : d->x) v = float_to_half(static_cast<float>(rng.integer(-4, 4)));
+      break;
+    case kOneHot:
+      d->x[static_cast<size_t>(rng.integer(0, K - 1))] = float_to_half(1.0f);
+      break;
+    case kExtremes:
+      // Every weight's error adds up with the same sign (see Dataset).
+      for (auto& v : d->x) v = float_to_half(1.0f);
+      break;
+    default:
+      for (auto& v : d->x) v = float_to_half(rng.random_x());
+      if (dataset == kOutliers)
+        // Outlier channels as in real LLM activations; fp16 accumulation of
+        // their products fails the tolerance, fp32 accumulation passes.
+        for (int i = 0; i < 8 && i < K; ++i) {
+          const double mag = rng.uniform(32.0, 128.0) * (rng.next() & 1 ? 1.0 : -1.0);
+          d->x[static_cast<size_t>(rng.integer(0, K - 1))] = float_to_half(static_cast<float>(mag));
+        }
+      break;
+  }
+}
+
 ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed) {
   ProblemData d;
   d.shape = shape;
@@ -246,18 +246,24 @@ ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed)
 }
 
 std::vector<double> reference_gemv(const ProblemData& d) {
-  const int64_t K = K_of(d.shape), N = N_of(d.shape);
+  return reference_rows(d.shape, d.weights, d.x.data(), 1);
+}
+
+std::vector<double> reference_rows(const Shape& shape, const std::vector<uint8_t>& weights,
+                                   const uint16_t* x_rows, int64_t rows) {
+  const int64_t K = K_of(shape), N = N_of(shape);
+  const auto* scales =
+      reinterpret_cast<const uint16_t*>(weights.data() + CanonicalLayout::of(shape).scales_offset);
   std::vector<double> x(static_cast<size_t>(K));
-  for (int64_t k = 0; k < K; ++k)
-    x[static_cast<size_t>(k)] = half_to_float(d.x[static_cast<size_t>(k)]);
-  const auto* scales = reinterpret_cast<const uint16_t*>(
-      d.weights.data() + CanonicalLayout::of(d.shape).scales_offset);
-  std::vector<double> y(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) {
-    const auto* row = reinterpret_cast<const int8_t*>(d.weights.data()) + n * K;
-    double acc = 0;
-    for (int64_t k = 0; k < K; ++k) acc += x[static_cast<size_t>(k)] * row[k];
-    y[static_cast<size_t>(n)] = half_to_float(scales[n]) * acc;
+  std::vector<double> y(static_cast<size_t>(rows * N));
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t k = 0; k < K; ++k) x[static_cast<size_t>(k)] = half_to_float(x_rows[m * K + k]);
+    for (int64_t n = 0; n < N; ++n) {
+      const auto* row = reinterpret_cast<const int8_t*>(weights.data()) + n * K;
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += x[static_cast<size_t>(k)] * row[k];
+      y[static_cast<size_t>(m * N + n)] = half_to_float(scales[n]) * acc;
+    }
   }
   return y;
 }

@@ -39,6 +39,12 @@ enum Dataset : size_t {
 
 ProblemData generate_problem(const Shape& shape, Dataset dataset, uint64_t seed);
 std::vector<double> reference_gemv(const ProblemData& data);
+// The same for `rows` rows of x (x_rows: rows × K fp16 bits, row-major):
+// y rows × N, row-major. The batched problem (problems/w8a16_batch) uses it.
+std::vector<double> reference_rows(const Shape& shape, const std::vector<uint8_t>& weights,
+                                   const uint16_t* x_rows, int64_t rows);
+// x of one input set for `data->shape` (K values), deterministic in the seed.
+void fill_x(ProblemData* data, Dataset dataset, uint64_t seed);
 int8_t q(const ProblemData& data, int64_t n, int64_t k);
 
 std::unique_ptr<Problem> make_problem();

@@ -1,7 +1,8 @@
-// The batched W4A16 problem without a GPU: its shapes, sizes and suites, a
-// reference that is the GEMV's row by row, rows that differ, seeds that pass
-// the source rules and compile for sm_90 and gfx906 without scratch, and the
-// protocol (host fake) rejecting a batch-1 kernel that computes row 0 only.
+// The batched W4A16 problem without a GPU: seeds that pass the source rules
+// and compile for sm_90 and gfx906 without scratch, and the library's
+// batched launches and rules against the seeds' contracts. What both
+// batched problems share (shapes, reference, suites, the row-0 kernel) is
+// tests/problems/row_batch_test.cpp.
 #include "problems/w4a16_batch/w4a16_batch.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include "sandbox/worker/host_device.h"
 #include "sandbox/worker/rtc.h"
 #include "sandbox/worker/verification.h"
+#include "tests/problems/seed_corners.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -27,66 +29,12 @@ namespace {
 
 const Problem& batch() { return *find_problem(w4a16_batch::kId); }
 
-TEST(W4a16BatchTest, ShapesParseWithRowsFirstAndSizesCountEveryRow) {
-  Shape s;
-  ASSERT_TRUE(parse_shape(w4a16_batch::kId, "8x7168x9216", {}, &s).ok());
-  EXPECT_EQ(s, w4a16_batch::shape(8, 7168, 9216, 64));
-  EXPECT_EQ(s.key(), "w4a16_batch:8x7168x9216");
-  ASSERT_TRUE(parse_shape(w4a16_batch::kId, "3x4096x1000/g128", {}, &s).ok());
-  EXPECT_EQ(s.name(), "3x4096x1000/g128");
-  EXPECT_EQ(batch().x_elements(s), 3 * 4096);
-  EXPECT_EQ(batch().y_elements(s), 3 * 1000);
-  // The weights once (as the GEMV), every row of x and y.
-  const Problem& gemv = *find_problem(w4a16::kId);
-  EXPECT_EQ(batch().bytes_moved(s),
-            gemv.bytes_moved(w4a16::shape(4096, 1000, 128)) + 2 * (2 * 4096 + 4 * 1000));
-  EXPECT_EQ(batch().weight_bytes(s), gemv.weight_bytes(w4a16::shape(4096, 1000, 128)));
-  for (const char* bad :
-       {"7168x9216", "0x512x256", "65x512x256", "x512x256", "8x100x7", "8x512x256/g7", "8x512"}) {
-    Status st = parse_shape(w4a16_batch::kId, bad, {}, &s);
-    EXPECT_FALSE(st.ok()) << bad;
-    EXPECT_EQ(st.message().find('\n'), std::string::npos);
-  }
-  EXPECT_NE(parse_shape(w4a16_batch::kId, "7168x9216", {}, &s).message().find("MxKxN"),
-            std::string::npos);
-}
-
-TEST(W4a16BatchTest, TheReferenceIsTheGemvsRowByRowAndRowsDiffer) {
-  const Shape s = w4a16_batch::shape(3, 256, 48, 64);
-  for (size_t set = 0; set < batch().datasets().size(); ++set) {
-    const ProblemData d = batch().generate(s, set, 17);
-    ASSERT_EQ(d.x.size(), 3u * 256);
-    const std::vector<double> y = batch().reference(d);
-    ASSERT_EQ(y.size(), 3u * 48);
-    std::set<std::vector<uint16_t>> rows;
-    for (int m = 0; m < 3; ++m) {
-      ProblemData row;
-      row.shape = w4a16::shape(256, 48, 64);
-      row.weights = d.weights;
-      row.x.assign(d.x.begin() + m * 256, d.x.begin() + (m + 1) * 256);
-      rows.insert(row.x);
-      const std::vector<double> want = w4a16::reference_gemv(row);
-      for (int n = 0; n < 48; ++n) EXPECT_DOUBLE_EQ(y[static_cast<size_t>(m * 48 + n)], want[n]);
-    }
-    EXPECT_EQ(rows.size(), 3u) << "set " << set << ": every row its own x";
-  }
-}
-
-TEST(W4a16BatchTest, SuitesHoldTheContestAtEachDecodeBatch) {
-  Suite all, m8;
-  ASSERT_TRUE(find_suite(batch(), "contest-batch", {}, &all).ok());
-  ASSERT_TRUE(find_suite(batch(), "contest-m8", {}, &m8).ok());
-  EXPECT_EQ(all.shapes.size(), 56u);
-  ASSERT_EQ(m8.shapes.size(), 14u);
-  EXPECT_EQ(m8.shapes[0].shape, w4a16_batch::shape(8, 7168, 9216, 64));
-}
-
 // Every seed, and the tile seed's knobs at their edges, passes the source
 // rules, compiles for sm_90 and (where the toolchain is) for gfx906 without
 // scratch.
 TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
   // Each seed's defaults and the corners of its knobs (rows has none).
-  const std::map<std::string, std::vector<std::map<std::string, int64_t>>> knobs = {
+  const test::KnobCorners knobs = {
       {"rows", {{}}},
       {"tile",
        {{},
@@ -126,40 +74,8 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}},
         {{"MR", 4}, {"ROWS", 4}, {"KSPLIT", 7}, {"X16", 1}},
         {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}, {"X16", 1}}}}};
-  const AmdToolchain amd = AmdToolchain::find();
-  for (const Seed& seed : batch().seeds()) {
-    ASSERT_TRUE(knobs.count(seed.name)) << "no knob corners listed for seed " << seed.name;
-    for (const auto& params : knobs.at(seed.name)) {
-      Candidate c;
-      ASSERT_TRUE(parse_candidate(seed.source, params, &c).ok()) << seed.name;
-      std::vector<std::string> kernels;
-      for (const auto& l : c.spec.launches) kernels.push_back(l.kernel);
-      std::string cleaned;
-      ASSERT_TRUE(check_source(seed.source, kernels, &cleaned).ok()) << seed.name;
-      const Shape shape = w4a16_batch::shape(1, 7168, 9216);  // M within every corner's MR
-      LaunchPlan plan;
-      Status planned = plan_launches(c, shape, DeviceLimits{}, &plan);
-      ASSERT_TRUE(planned.ok()) << seed.name << ": " << planned.message();
-      const std::vector<std::string> defines = build_defines(c, shape);
-      std::vector<std::string> options = rtc_target_options("90", 32);
-      options.insert(options.end(), defines.begin(), defines.end());
-      RtcOutput out;
-      ASSERT_TRUE(rtc_compile(assemble_source(batch(), cleaned), options, &out).ok());
-      ASSERT_TRUE(out.compiled) << seed.name << ": " << out.log;
-      EXPECT_TRUE(check_compiled_code(out.code).ok()) << seed.name;
-      // gfx906 where the corner runs there (16 rows of a step do not fit a
-      // wavefront of 64's shared memory: never launched on AMD).
-      LaunchPlan plan64;
-      ASSERT_TRUE(plan_launches(c, shape, DeviceLimits{64, 60, 1024, 64 * 1024}, &plan64).ok());
-      if (!amd.available() || !plan64.supported) continue;
-      TargetResources r;
-      ASSERT_TRUE(check_gfx906(amd, assemble_source(batch(), cleaned), defines, 120, &r).ok());
-      EXPECT_TRUE(r.compiled) << seed.name << ": " << r.note << r.log;
-      std::string corner;
-      for (const auto& [name, value] : params) corner += " " + name + "=" + std::to_string(value);
-      EXPECT_EQ(r.spill_bytes, 0) << seed.name << corner << " needs gfx906 scratch";
-    }
-  }
+  // M within every corner's MR.
+  test::expect_seeds_compile_without_scratch(batch(), knobs, w4a16_batch::shape(1, 7168, 9216));
 }
 
 // Two rows run on the batched kernels only past K = 8192, where the weight
@@ -462,35 +378,6 @@ TEST(W4a16BatchTest, ShortKTakesLaneGroupsOfSixteen) {
   EXPECT_EQ(kopt_xrows_lanes(544), 32);
   EXPECT_EQ(kopt_xrows_lanes(7168), 32);
   EXPECT_EQ(kopt_xrows_warps(512, KoptXrowsParams{2, 1, 4, 16}), 1);
-}
-
-// A batch-1 kernel (it computes row 0 and leaves the others) is rejected:
-// every row of Y is poisoned and checked.
-TEST(W4a16BatchTest, AKernelThatComputesRowZeroOnlyIsNotWritten) {
-  const Shape shape = w4a16_batch::shape(4, 256, 48, 64);
-  HostDevice device;
-  HostProgram p;
-  p.traits.workspace_bytes = 256;
-  p.call = [](HostLaunch& l) {
-    std::vector<double> y = w4a16::reference_rows(
-        w4a16::shape(256, 48, 64),
-        std::vector<uint8_t>(l.w,
-                             l.w + w4a16::CanonicalLayout::of(w4a16::shape(256, 48)).total_bytes),
-        l.x, 1);
-    for (int n = 0; n < 48; ++n) l.y[n] = static_cast<float>(y[static_cast<size_t>(n)]);
-    l.cost_us = 1;
-  };
-  device.load(p, shape);
-  EvalRequest req;
-  req.shape = shape;
-  req.seed = 3;
-  req.trials = 1;
-  req.time = false;
-  EvalResult result;
-  uint64_t secret = 5;
-  ScreenContext ctx{device, req, p.traits, result, nullptr, [&secret] { return ++secret; }};
-  EXPECT_FALSE(run_screens(ctx));
-  EXPECT_EQ(verdict_name(result.verdict), std::string("not_written")) << result.message;
 }
 
 }  // namespace

@@ -1,0 +1,146 @@
+/* kopt:
+{
+  "name": "lanes",
+  "description": "Lane groups over K, every row at once, in fp32. A lane group of LPC lanes owns COLS adjacent channels; in a step each lane reads 16 consecutive int8 weights of each of its channels (the group reads 16 * LPC contiguous bytes a channel), turns each weight into an exact float once for all rows (a byte perm under 2^23's exponent and one subtraction), and per row multiplies them with the row's x by FMAs into an fp32 sum per (row, channel). x is staged in shared memory as fp32 for XT values of K at a time, every row the build holds (MR; rows past M as zeros, so no row branches), each lane's four values a read laid out so the LPC lanes of a group read consecutive 16-byte pieces (no bank conflicts; the groups of a warp read the same pieces, one read serves them). At the end the LPC lanes of a group add their sums by shuffles and each writes a share of them, times the channel's scale. The grid's second dimension splits K into SPLIT slices of whole steps; their fp32 partial sums go to the workspace and the last block of each column range (a ticket per range at the start of the workspace, rearmed) adds them in a fixed order (one launch, deterministic), so narrow N still fills the GPU. MR is the row capacity (the library builds one per M bucket); WARPS x (WARP / LPC) x COLS channels a block.",
+  "launches": [{"kernel": "gemm",
+                "grid": ["cdiv(N, WARPS * (WARP / LPC) * COLS)", "SPLIT"],
+                "block": ["WARPS * WARP"]}],
+  "workspace_bytes": "align(N, 64) * 4 + SPLIT * M * N * 4",
+  "requires": ["K % 16 == 0", "M <= MR", "LPC <= WARP", "XT % (16 * LPC) == 0", "MR * XT * 4 <= 49152", "WARPS * WARP <= 1024"],
+  "params": {
+    "MR":    {"values": [1, 2, 4, 8, 16], "default": 16},
+    "COLS":  {"values": [1, 2, 4], "default": 2},
+    "LPC":   {"values": [1, 2, 4, 8, 16, 32], "default": 4},
+    "WARPS": {"values": [2, 4, 8, 16], "default": 8},
+    "SPLIT": {"values": [1, 2, 3, 4, 6, 8, 16], "default": 1},
+    "XT":    {"values": [256, 512, 1024, 2048], "default": 512}
+  }
+}
+*/
+// Y[m][n] = scale[n] * sum_k X[m][k] * q[n][k]
+
+// Lane groups a warp, and the channels of a block.
+#define LANES_GROUPS (KOPT_WARP_SIZE / LPC)
+#define LANES_BLOCK_COLS (WARPS * LANES_GROUPS * COLS)
+
+// The four signed bytes of a weight word as floats, exactly: each byte
+// biased to b + 128 (the XOR), placed under the exponent of 2^23 (so the
+// float is 2^23 + b + 128), and the 2^23 + 128 taken off.
+KOPT_INLINE void lanes_weights(kopt_u32 word, float* f) {
+  const kopt_u32 biased = word ^ 0x80808080u;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) f[i] = __uint_as_float(__byte_perm(biased, 0x4B000000u, 0x7650u | i)) - 8388736.f;
+}
+
+// Where the float4 of x values k .. k + 3 (k a multiple of 4, relative to the
+// stage) sits in the stage: in each block of 16 * LPC values, a lane's four
+// pieces (its 16 values) are LPC apart, so the LPC lanes of a group read
+// consecutive pieces.
+KOPT_INLINE int lanes_piece(int k) {
+  const int block = k / (16 * LPC), in = (k / 4) % (4 * LPC);
+  return block * 4 * LPC + (in % 4) * LPC + in / 4;
+}
+
+KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
+                                                               float* __restrict__ y, float* __restrict__ ws, int K, int N, int M) {
+  __shared__ float4 stage[MR][XT / 4];
+  const int lane = threadIdx.x % KOPT_WARP_SIZE, member = lane % LPC;
+  const int group = (threadIdx.x / KOPT_WARP_SIZE) * LANES_GROUPS + lane / LPC;
+  const int n0 = blockIdx.x * LANES_BLOCK_COLS + group * COLS;
+  // This block's slice of K, in whole steps of 16.
+  const int steps = K / 16, per = (steps + gridDim.y - 1) / gridDim.y;
+  const int begin = min(K, (int)blockIdx.y * per * 16), end = min(K, begin + per * 16);
+  const kopt_u8* rows[COLS];
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) rows[j] = w + (kopt_u64)min(n0 + j, N - 1) * K;  // past N: a real row, not written
+
+  float acc[MR][COLS];
+#pragma unroll
+  for (int r = 0; r < MR; ++r)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) acc[r][j] = 0.f;
+
+  for (int k0 = begin; k0 < end; k0 += XT) {
+    const int len = min(XT, end - k0);
+    __syncthreads();  // the last stage's reads are done
+    for (int i = threadIdx.x; i < MR * (XT / 4); i += blockDim.x) {
+      const int r = i / (XT / 4), k = 4 * (i % (XT / 4));
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (r < M && k < len) {
+        const uint2 h = *reinterpret_cast<const uint2*>(x + (kopt_u64)r * K + k0 + k);
+        const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h.x));
+        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h.y));
+        v = make_float4(a.x, a.y, b.x, b.y);
+      }
+      stage[r][lanes_piece(k)] = v;
+    }
+    __syncthreads();
+    for (int k = member * 16; k < len; k += LPC * 16) {
+      uint4 q[COLS];
+#pragma unroll
+      for (int j = 0; j < COLS; ++j) q[j] = kopt_load_stream16(rows[j] + k0 + k);
+#pragma unroll
+      for (int part = 0; part < 4; ++part) {
+        float f[COLS][4];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j)
+          lanes_weights(part == 0 ? q[j].x : part == 1 ? q[j].y : part == 2 ? q[j].z : q[j].w, f[j]);
+        const int at = lanes_piece(k + 4 * part);
+#pragma unroll
+        for (int r = 0; r < MR; ++r) {
+          const float4 v = stage[r][at];
+#pragma unroll
+          for (int j = 0; j < COLS; ++j)
+            acc[r][j] = fmaf(v.w, f[j][3], fmaf(v.z, f[j][2], fmaf(v.y, f[j][1], fmaf(v.x, f[j][0], acc[r][j]))));
+        }
+      }
+    }
+  }
+
+  // The group's lanes add their sums; each then writes every LPC-th of them.
+#pragma unroll
+  for (int mask = LPC / 2; mask >= 1; mask /= 2)
+#pragma unroll
+    for (int r = 0; r < MR; ++r)
+#pragma unroll
+      for (int j = 0; j < COLS; ++j) acc[r][j] += kopt_shfl_xor(acc[r][j], mask);
+  const __half* scales = kopt_w8_scales(w, K, N);
+  // After the tickets' region, one a column (no grid has more column ranges
+  // than columns), so the partial sums start at the same place whatever the
+  // knobs.
+  float* partials = ws + ((N + 63) / 64) * 64;
+#pragma unroll
+  for (int r = 0; r < MR; ++r)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      const int n = n0 + j;
+      if ((r * COLS + j) % LPC != member || r >= M || n >= N) continue;
+      if (gridDim.y == 1)
+        y[(kopt_u64)r * N + n] = __half2float(scales[n]) * acc[r][j];
+      else
+        partials[((kopt_u64)blockIdx.y * M + r) * N + n] = acc[r][j];
+    }
+  if (gridDim.y == 1) return;
+
+  // Slices of K: the last block of this column range to finish (a ticket per
+  // range, rearmed for the next call) adds the slices in order (deterministic).
+  __shared__ int lanes_last;
+  int* tickets = reinterpret_cast<int*>(ws);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    lanes_last = atomicAdd(&tickets[blockIdx.x], 1) == (int)gridDim.y - 1;
+    if (lanes_last) tickets[blockIdx.x] = 0;
+  }
+  __syncthreads();
+  if (!lanes_last) return;
+  __threadfence();
+  const volatile float* parts = partials;  // written by other blocks: not from L1
+  const int first = blockIdx.x * LANES_BLOCK_COLS, width = min(N - first, LANES_BLOCK_COLS);
+  for (int i = threadIdx.x; i < M * width; i += blockDim.x) {
+    const int r = i / width, n = first + i % width;
+    float sum = 0.f;
+    for (int s = 0; s < (int)gridDim.y; ++s) sum += parts[((kopt_u64)s * M + r) * N + n];
+    y[(kopt_u64)r * N + n] = __half2float(scales[n]) * sum;
+  }
+}
