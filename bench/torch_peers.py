@@ -5,6 +5,9 @@
   torch.matmul (cuBLAS); it moves 4x the bytes of the int4 format.
 - torch_int4: PyTorch's int4 weight-only kernel (tinygemm,
   torch.ops.aten._weight_int4pack_mm, bf16, group size 64).
+- torch_int8: PyTorch's int8 weight-only kernel (torch._weight_int8pack_mm,
+  int8 [N, K] with one scale per channel, W8A16's format), where this
+  build of PyTorch has it for the GPU.
 
 Method: enough weight copies to exceed 4x the L2, a CUDA graph of >= 64
 calls cycling over them, 10 timed replays between two events, the median
@@ -61,8 +64,8 @@ def main():
     l2 = props.L2_cache_size
     results = []
     print(f"device: {props.name}, L2 {l2 >> 20} MB, torch {torch.__version__}, M = {rows} rows of x")
-    print("| shape | cuBLAS fp16 µs | torch int4 µs |")
-    print("|---|---|---|")
+    print("| shape | cuBLAS fp16 µs | torch int4 µs | torch int8 µs |")
+    print("|---|---|---|---|")
     for k, n in SHAPES:
         row = {"shape": f"{k}x{n}", "M": rows}
         x = torch.randn(rows, k, device="cuda", dtype=torch.float16)
@@ -90,11 +93,24 @@ def main():
             del packs
         except Exception as e:  # noqa: BLE001
             row["torch_int4_error"] = str(e)[:200]
+        # int8 weight-only, one scale per output channel
+        try:
+            copies = max(2, -(-4 * l2 // (k * n)))
+            int8s = [(torch.randint(-128, 128, (n, k), device="cuda", dtype=torch.int8),
+                      torch.rand(n, device="cuda", dtype=torch.float16) * 0.002) for _ in range(copies)]
+            row["torch_int8_us"] = time_calls(
+                [lambda w=w, s=s: torch._weight_int8pack_mm(x, w, s) for w, s in int8s], l2)
+            del int8s
+        except Exception as e:  # noqa: BLE001
+            row["torch_int8_error"] = str(e)[:200]
         torch.cuda.empty_cache()
         results.append(row)
         fmt = lambda key: f"{row[key]:.2f}" if key in row else "error"
-        print(f"| {row['shape']} | {fmt('cublas_fp16_us')} | {fmt('torch_int4_us')} |")
-    for key in ("cublas_fp16_us", "torch_int4_us"):
+        print(f"| {row['shape']} | {fmt('cublas_fp16_us')} | {fmt('torch_int4_us')} | {fmt('torch_int8_us')} |")
+    for r in results[:1]:
+        if "torch_int8_error" in r:
+            print(f"torch int8: {r['torch_int8_error']}")
+    for key in ("cublas_fp16_us", "torch_int4_us", "torch_int8_us"):
         if all(key in r for r in results):
             print(f"sum {key}: {sum(r[key] for r in results):.2f}")
     with open(out_path, "w") as f:

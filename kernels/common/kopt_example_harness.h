@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,6 +39,23 @@ struct KoptExampleLibrary {
     return rc == 0;
   }
 };
+
+// The numbers of rows of `--rows M,M,...` (1 to 4096 each); false, said on
+// stderr, for a malformed list.
+inline bool kopt_example_parse_rows(const char* text, std::vector<int>* rows) {
+  rows->clear();
+  for (const char* p = text; *p;) {
+    char* end = nullptr;
+    const long m = std::strtol(p, &end, 10);
+    if (end == p || m < 1 || m > 4096) {
+      std::fprintf(stderr, "bad --rows '%s' (expected numbers 1 to 4096, e.g. 1,2,8)\n", text);
+      return false;
+    }
+    rows->push_back(static_cast<int>(m));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return !rows->empty();
+}
 
 // The first GPU, as an example needs it: its L2 size (to size the weight
 // rotation) and one stream for the whole program, as an engine has. False

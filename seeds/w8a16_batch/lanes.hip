@@ -1,19 +1,20 @@
 /* kopt:
 {
   "name": "lanes",
-  "description": "Lane groups over K, every row at once, in fp32. A lane group of LPC lanes owns COLS adjacent channels; in a step each lane reads 16 consecutive int8 weights of each of its channels (the group reads 16 * LPC contiguous bytes a channel), turns each weight into an exact float once for all rows (a byte perm under 2^23's exponent and one subtraction), and per row multiplies them with the row's x by FMAs into an fp32 sum per (row, channel). x is staged in shared memory as fp32 for XT values of K at a time, every row the build holds (MR; rows past M as zeros, so no row branches), each lane's four values a read laid out so the LPC lanes of a group read consecutive 16-byte pieces (no bank conflicts; the groups of a warp read the same pieces, one read serves them). At the end the LPC lanes of a group add their sums by shuffles and each writes a share of them, times the channel's scale. The grid's second dimension splits K into SPLIT slices of whole steps; their fp32 partial sums go to the workspace and the last block of each column range (a ticket per range at the start of the workspace, rearmed) adds them in a fixed order (one launch, deterministic), so narrow N still fills the GPU. MR is the row capacity (the library builds one per M bucket); WARPS x (WARP / LPC) x COLS channels a block.",
+  "description": "Lane groups over K, every row at once, in fp32. A lane group of LPC lanes owns COLS adjacent channels; in a step each lane reads 16 consecutive int8 weights of each of its channels (the group reads 16 * LPC contiguous bytes a channel; DEPTH steps of them requested ahead in a ring of registers, a stage's first ones before its x is staged), turns each weight into an exact float once for all rows (a byte perm under 2^23's exponent and one subtraction), and per row multiplies them with the row's x by FMAs into an fp32 sum per (row, channel). x is staged in shared memory as fp32 for XT values of K at a time, every row the build holds (MR; rows past M as zeros, so no row branches), each thread's loads of x requested four at a time before any is stored; each lane's four values a read laid out so the LPC lanes of a group read consecutive 16-byte pieces (no bank conflicts; a group's lanes are WARP / LPC apart, so the lanes of the groups that read the same piece are adjacent and one read serves them). At the end the LPC lanes of a group add their sums by shuffles and each writes a share of them, times the channel's scale. The grid's second dimension splits K into SPLIT slices of whole steps; their fp32 partial sums go to the workspace and the last block of each column range (a ticket per range at the start of the workspace, rearmed) adds them in a fixed order (one launch, deterministic), so narrow N still fills the GPU. MR is the row capacity (the library builds one per M bucket); WARPS x (WARP / LPC) x COLS channels a block.",
   "launches": [{"kernel": "gemm",
                 "grid": ["cdiv(N, WARPS * (WARP / LPC) * COLS)", "SPLIT"],
                 "block": ["WARPS * WARP"]}],
   "workspace_bytes": "align(N, 64) * 4 + SPLIT * M * N * 4",
-  "requires": ["K % 16 == 0", "M <= MR", "LPC <= WARP", "XT % (16 * LPC) == 0", "MR * XT * 4 <= 49152", "WARPS * WARP <= 1024"],
+  "requires": ["K % 16 == 0", "M <= MR", "LPC <= WARP", "XT % (16 * LPC) == 0", "MR * XT * 4 <= 49152", "WARPS * WARP <= 512", "MR * COLS * WARP <= 2048", "DEPTH * COLS * WARP <= 256"],
   "params": {
     "MR":    {"values": [1, 2, 4, 8, 16], "default": 16},
     "COLS":  {"values": [1, 2, 4], "default": 2},
     "LPC":   {"values": [1, 2, 4, 8, 16, 32], "default": 4},
     "WARPS": {"values": [2, 4, 8, 16], "default": 8},
-    "SPLIT": {"values": [1, 2, 3, 4, 6, 8, 16], "default": 1},
-    "XT":    {"values": [256, 512, 1024, 2048], "default": 512}
+    "SPLIT": {"values": [1, 2, 3, 4, 6, 8, 12, 16, 24, 32], "default": 1},
+    "XT":    {"values": [256, 512, 1024, 2048], "default": 512},
+    "DEPTH": {"values": [1, 2, 3, 4], "default": 2}
   }
 }
 */
@@ -44,8 +45,12 @@ KOPT_INLINE int lanes_piece(int k) {
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                                                                float* __restrict__ y, float* __restrict__ ws, int K, int N, int M) {
   __shared__ float4 stage[MR][XT / 4];
-  const int lane = threadIdx.x % KOPT_WARP_SIZE, member = lane % LPC;
-  const int group = (threadIdx.x / KOPT_WARP_SIZE) * LANES_GROUPS + lane / LPC;
+  // A group's lanes are LANES_GROUPS apart, so the lanes that read the same
+  // piece of x (one of each group) are adjacent: a warp's read then costs
+  // shared memory about half the time of the same pieces repeated in every
+  // quarter warp.
+  const int lane = threadIdx.x % KOPT_WARP_SIZE, member = lane / LANES_GROUPS;
+  const int group = (threadIdx.x / KOPT_WARP_SIZE) * LANES_GROUPS + lane % LANES_GROUPS;
   const int n0 = blockIdx.x * LANES_BLOCK_COLS + group * COLS;
   // This block's slice of K, in whole steps of 16.
   const int steps = K / 16, per = (steps + gridDim.y - 1) / gridDim.y;
@@ -60,38 +65,65 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
 #pragma unroll
     for (int j = 0; j < COLS; ++j) acc[r][j] = 0.f;
 
+  // A stage's steps of this lane (pieces of 16 k: member, member + LPC, ...),
+  // their weights DEPTH steps ahead in a ring of registers.
+  uint4 ring[DEPTH][COLS];
+  auto load = [&](uint4* q, int k0, int step) {
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) q[j] = kopt_load_stream16(rows[j] + k0 + (member + step * LPC) * 16);
+  };
   for (int k0 = begin; k0 < end; k0 += XT) {
-    const int len = min(XT, end - k0);
+    const int len = min(XT, end - k0), pieces = len / 16;
+    const int nsteps = pieces > member ? (pieces - member + LPC - 1) / LPC : 0;
+    // The stage's first weights are requested before x is staged, so their
+    // loads are in flight meanwhile.
+#pragma unroll
+    for (int d = 0; d < DEPTH; ++d)
+      if (d < nsteps) load(ring[d], k0, d);
     __syncthreads();  // the last stage's reads are done
-    for (int i = threadIdx.x; i < MR * (XT / 4); i += blockDim.x) {
-      const int r = i / (XT / 4), k = 4 * (i % (XT / 4));
-      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (r < M && k < len) {
-        const uint2 h = *reinterpret_cast<const uint2*>(x + (kopt_u64)r * K + k0 + k);
-        const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&h.x));
-        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&h.y));
-        v = make_float4(a.x, a.y, b.x, b.y);
+    // x: each thread's loads of a round requested before any is stored.
+    constexpr int TOTAL = MR * (XT / 4), ROUND = 4;
+    for (int i0 = threadIdx.x; i0 < TOTAL; i0 += ROUND * (int)blockDim.x) {
+      uint2 h[ROUND];
+#pragma unroll
+      for (int b = 0; b < ROUND; ++b) {
+        const int i = i0 + b * blockDim.x, r = i / (XT / 4), k = 4 * (i % (XT / 4));
+        h[b] = i < TOTAL && r < M && k < len ? *reinterpret_cast<const uint2*>(x + (kopt_u64)r * K + k0 + k) : make_uint2(0u, 0u);
       }
-      stage[r][lanes_piece(k)] = v;
+#pragma unroll
+      for (int b = 0; b < ROUND; ++b) {
+        const int i = i0 + b * blockDim.x, r = i / (XT / 4), k = 4 * (i % (XT / 4));
+        if (i >= TOTAL) break;
+        const float2 lo = __half22float2(*reinterpret_cast<const __half2*>(&h[b].x));
+        const float2 hi = __half22float2(*reinterpret_cast<const __half2*>(&h[b].y));
+        stage[r][lanes_piece(k)] = make_float4(lo.x, lo.y, hi.x, hi.y);
+      }
     }
     __syncthreads();
-    for (int k = member * 16; k < len; k += LPC * 16) {
-      uint4 q[COLS];
+    for (int s0 = 0; s0 < nsteps; s0 += DEPTH) {
 #pragma unroll
-      for (int j = 0; j < COLS; ++j) q[j] = kopt_load_stream16(rows[j] + k0 + k);
+      for (int d = 0; d < DEPTH; ++d) {
+        const int step = s0 + d;
+        if (step >= nsteps) break;
+        uint4 q[COLS];
 #pragma unroll
-      for (int part = 0; part < 4; ++part) {
-        float f[COLS][4];
+        for (int j = 0; j < COLS; ++j) q[j] = ring[d][j];
+        if (step + DEPTH < nsteps) load(ring[d], k0, step + DEPTH);
+        const int k = (member + step * LPC) * 16;
 #pragma unroll
-        for (int j = 0; j < COLS; ++j)
-          lanes_weights(part == 0 ? q[j].x : part == 1 ? q[j].y : part == 2 ? q[j].z : q[j].w, f[j]);
-        const int at = lanes_piece(k + 4 * part);
-#pragma unroll
-        for (int r = 0; r < MR; ++r) {
-          const float4 v = stage[r][at];
+        for (int part = 0; part < 4; ++part) {
+          float f[COLS][4];
 #pragma unroll
           for (int j = 0; j < COLS; ++j)
-            acc[r][j] = fmaf(v.w, f[j][3], fmaf(v.z, f[j][2], fmaf(v.y, f[j][1], fmaf(v.x, f[j][0], acc[r][j]))));
+            lanes_weights(part == 0 ? q[j].x : part == 1 ? q[j].y : part == 2 ? q[j].z : q[j].w, f[j]);
+          const int at = lanes_piece(k + 4 * part);
+#pragma unroll
+          for (int r = 0; r < MR; ++r) {
+            const float4 v = stage[r][at];
+#pragma unroll
+            for (int j = 0; j < COLS; ++j)
+              acc[r][j] = fmaf(v.w, f[j][3], fmaf(v.z, f[j][2], fmaf(v.y, f[j][1], fmaf(v.x, f[j][0], acc[r][j]))));
+          }
         }
       }
     }
@@ -99,7 +131,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
 
   // The group's lanes add their sums; each then writes every LPC-th of them.
 #pragma unroll
-  for (int mask = LPC / 2; mask >= 1; mask /= 2)
+  for (int mask = KOPT_WARP_SIZE / 2; mask >= LANES_GROUPS; mask /= 2)
 #pragma unroll
     for (int r = 0; r < MR; ++r)
 #pragma unroll

@@ -1,11 +1,18 @@
 // The batched W8A16 problem without a GPU: its seeds pass the source rules
 // and compile for sm_90 and gfx906 without scratch at the corners of their
-// knobs. What both batched problems share (shapes, reference, suites, the
-// row-0 kernel) is tests/problems/row_batch_test.cpp.
+// knobs, and the library launches its lanes builds as their contract plans. What both batched
+// problems share (shapes, reference, suites, the row-0 kernel) is
+// tests/problems/row_batch_test.cpp.
 #include "problems/w8a16_batch/w8a16_batch.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <string>
+#include <vector>
+
+#include "kernels/w8a16_gemv/kopt_w8a16_batched_plan.h"
+#include "sandbox/contract/candidate.h"
 #include "tests/problems/seed_corners.h"
 #include "tests/test_paths.h"
 
@@ -14,17 +21,94 @@ namespace {
 
 TEST(W8a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
   (void)test::w4a16_problem();  // the problems are registered
-  const test::KnobCorners knobs = {
+  test::KnobCorners knobs = {
       {"rows", {{}}},
       {"lanes",
        {{},
         {{"MR", 16}, {"COLS", 4}, {"LPC", 1}, {"XT", 512}},
         {{"MR", 8}, {"COLS", 4}, {"LPC", 8}, {"XT", 1024}, {"SPLIT", 4}},
         {{"MR", 4}, {"COLS", 2}, {"LPC", 32}, {"WARPS", 4}, {"XT", 2048}},
-        {{"MR", 2}, {"COLS", 1}, {"LPC", 2}, {"WARPS", 16}, {"SPLIT", 16}},
-        {{"MR", 1}, {"COLS", 1}, {"LPC", 16}, {"XT", 256}}}}};
+        {{"MR", 2}, {"COLS", 1}, {"LPC", 2}, {"WARPS", 16}, {"SPLIT", 16}, {"DEPTH", 4}},
+        {{"MR", 16}, {"COLS", 4}, {"LPC", 8}, {"DEPTH", 1}, {"SPLIT", 32}},
+        {{"MR", 1}, {"COLS", 1}, {"LPC", 16}, {"XT", 256}},
+        // Corners that run on a wavefront of 64 too (the others ask for more
+        // registers than gfx906 has for them, and the contract says so).
+        {{"MR", 8}, {"COLS", 2}, {"LPC", 8}, {"SPLIT", 8}},
+        {{"MR", 16}, {"COLS", 2}, {"LPC", 8}, {"DEPTH", 1}, {"XT", 512}},
+        {{"MR", 16}, {"COLS", 1}, {"LPC", 16}, {"DEPTH", 4}, {"WARPS", 4}}}}};
+  // And the library's builds (kopt_w8a16_lanes) on both warp sizes.
+  for (long long bucket : kKoptW8a16Buckets)
+    for (long long warp : {32, 64}) {
+      const KoptW8a16Lanes p = kopt_w8a16_lanes(bucket, warp);
+      knobs["lanes"].push_back({{"MR", p.rows},
+                                {"COLS", p.cols},
+                                {"LPC", p.lanes},
+                                {"WARPS", p.warps},
+                                {"XT", p.xt},
+                                {"DEPTH", p.depth}});
+    }
   test::expect_seeds_compile_without_scratch(*find_problem(w8a16_batch::kId), knobs,
                                              w8a16_batch::shape(1, 7168, 9216));
+}
+
+// The library launches the lanes seed with C++ written from its contract
+// (kernels/w8a16_gemv/kopt_w8a16_batched_plan.h): for every bucket, on both
+// warp sizes and shapes of every kind (narrow N split over K, odd N, short
+// and long K), it must plan what the contract plans, its builds must be
+// ones the contract admits, and the one workspace it allocates must hold
+// every call's.
+TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
+  (void)test::w4a16_problem();
+  const Seed* lanes = find_seed(*find_problem(w8a16_batch::kId), "lanes");
+  ASSERT_NE(lanes, nullptr);
+  const std::vector<std::array<int64_t, 2>> shapes = {{7168, 9216}, {5120, 256}, {384, 5120},
+                                                      {4096, 777},  {16, 33},    {65536, 1024},
+                                                      {7168, 1024}, {5120, 3072}};
+  int checked = 0;
+  for (int64_t bucket : kKoptW8a16Buckets)
+    for (const DeviceLimits limits :
+         {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
+      for (const auto& [K, N] : shapes)
+        for (int64_t M : {bucket / 2 + 1, bucket}) {
+          const KoptW8a16Lanes p = kopt_w8a16_lanes(bucket, limits.warp);
+          const KoptW8a16Launch l = kopt_w8a16_launch(p, M, K, N, limits.warp, limits.sms);
+          Candidate c;
+          ASSERT_TRUE(parse_candidate(lanes->source,
+                                      {{"MR", p.rows},
+                                       {"COLS", p.cols},
+                                       {"LPC", p.lanes},
+                                       {"WARPS", p.warps},
+                                       {"XT", p.xt},
+                                       {"DEPTH", p.depth},
+                                       {"SPLIT", l.grid_y}},
+                                      &c)
+                          .ok())
+              << "the library's split " << l.grid_y << " is not a value of the seed's SPLIT";
+          LaunchPlan plan;
+          ASSERT_TRUE(plan_launches(c, w8a16_batch::shape(M, K, N), limits, &plan).ok());
+          const std::string where = std::to_string(M) + "x" + std::to_string(K) + "x" +
+                                    std::to_string(N) + " warp " + std::to_string(limits.warp);
+          ASSERT_TRUE(plan.supported) << where << ": " << plan.unsupported_reason;
+          ASSERT_EQ(plan.launches.size(), 1u);
+          EXPECT_EQ(plan.launches[0].grid[0], l.grid_x) << where;
+          EXPECT_EQ(plan.launches[0].grid[1], l.grid_y) << where;
+          EXPECT_EQ(plan.launches[0].block[0], l.block) << where;
+          EXPECT_EQ(plan.workspace_bytes, l.workspace_bytes) << where;
+          EXPECT_LE(l.workspace_bytes, kopt_w8a16_workspace_bytes(K, N, limits.warp, limits.sms))
+              << where;
+          ++checked;
+        }
+  EXPECT_EQ(checked, 4 * 2 * 8 * 2);
+  // Four blocks an SM where K has room: 9216 channels in 144 column blocks
+  // of 64 take four slices of 7168 on 132 SMs; 256 channels of 5120 take
+  // the most slices that leave each lane two steps (5120 / 256 = 20 -> 16).
+  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 7168, 9216, 32, 132), 4);
+  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 5120, 256, 32, 132), 16);
+  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(2, 32), 384, 5120, 32, 132), 1);
+  EXPECT_EQ(kopt_w8a16_bucket(3), 4);
+  EXPECT_EQ(kopt_w8a16_bucket(16), 16);
+  EXPECT_EQ(kopt_w8a16_bucket(17), 0);
+  EXPECT_FALSE(kopt_w8a16_batched_supported(4095));
 }
 
 }  // namespace

@@ -111,18 +111,7 @@ int main(int argc, char** argv) {
   std::vector<int> rows = {1};
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
-      rows.clear();
-      for (const char* p = argv[++i]; *p;) {
-        char* end = nullptr;
-        const long m = std::strtol(p, &end, 10);
-        if (end == p || m < 1 || m > 4096) {
-          std::fprintf(stderr, "bad --rows '%s' (expected numbers 1 to 4096, e.g. 1,2,8)\n",
-                       argv[i]);
-          return 2;
-        }
-        rows.push_back(static_cast<int>(m));
-        p = *end == ',' ? end + 1 : end;
-      }
+      if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
       continue;
     }
     Shape s;

@@ -2,8 +2,10 @@
 // weights with per-channel fp16 scales, y = x·W through the library, compared
 // with an fp64 reference (|y - ref| <= 1e-2 + 1e-2·|ref|), then timed like
 // `kopt bench` (weight copies rotated past 4x the L2, a captured graph of
-// calls between two events, median of the replays).
-// Usage: kopt_w8a16_example [KxN ...]   (default: the contest shapes + 3 untuned)
+// calls between two events, median of the replays). With --rows 1,2,8,...
+// each shape also runs at those numbers of rows of x (kopt_w8a16_gemm;
+// M = 1 is kopt_w8a16_gemv).
+// Usage: kopt_w8a16_example [--rows M,M,...] [KxN ...]   (default: the contest shapes + 3 untuned)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,24 +35,26 @@ bool check(int rc, const char* what) {
   return rc == KOPT_W8A16_OK;
 }
 
-// Returns false when the shape fails the accuracy check.
-bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
+// Returns false when the shape fails the accuracy check at `rows` rows of x.
+bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
   const size_t qn = static_cast<size_t>(s.N) * s.K;
   std::vector<signed char> q(qn);
-  std::vector<__half> scales(s.N), x(s.K);
+  std::vector<__half> scales(s.N), x(static_cast<size_t>(rows) * s.K);
   std::uniform_real_distribution<float> unit(-1.f, 1.f), scale(0.0005f, 0.002f);
   for (auto& b : q) b = static_cast<signed char>(rng());
   for (auto& v : scales) v = __float2half(scale(rng));
   for (auto& v : x) v = __float2half(unit(rng));
 
-  // fp64 reference from the exact fp16 values.
-  std::vector<double> ref(s.N);
-  for (int n = 0; n < s.N; ++n) {
-    double acc = 0;
-    for (int k = 0; k < s.K; ++k)
-      acc += static_cast<double>(__half2float(x[k])) * q[static_cast<size_t>(n) * s.K + k];
-    ref[n] = static_cast<double>(__half2float(scales[n])) * acc;
-  }
+  // fp64 reference from the exact fp16 values, row by row.
+  std::vector<double> ref(static_cast<size_t>(rows) * s.N);
+  for (int m = 0; m < rows; ++m)
+    for (int n = 0; n < s.N; ++n) {
+      double acc = 0;
+      for (int k = 0; k < s.K; ++k)
+        acc += static_cast<double>(__half2float(x[static_cast<size_t>(m) * s.K + k])) *
+               q[static_cast<size_t>(n) * s.K + k];
+      ref[static_cast<size_t>(m) * s.N + n] = static_cast<double>(__half2float(scales[n])) * acc;
+    }
 
   void *dq, *ds;
   GPU(hipMalloc(&dq, qn));
@@ -64,16 +68,19 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
         kopt_w8a16_create(dq, ds, s.K, s.N, stream, reinterpret_cast<kopt_w8a16_weights**>(h)),
         "kopt_w8a16_create");
   };
-  lib.gemv = [](void* h, const void* x, float* y, hipStream_t st) {
-    return kopt_w8a16_gemv(static_cast<kopt_w8a16_weights*>(h), x, y, st);
+  lib.gemv = [rows](void* h, const void* x, float* y, hipStream_t st) {
+    auto* weights = static_cast<kopt_w8a16_weights*>(h);
+    return rows == 1 ? kopt_w8a16_gemv(weights, x, y, st)
+                     : kopt_w8a16_gemm(weights, x, KOPT_W8A16_F16, rows, y, KOPT_W8A16_F32, st);
   };
   lib.destroy = [](void* h) { kopt_w8a16_destroy(static_cast<kopt_w8a16_weights*>(h)); };
   lib.kernel = [](void* h) { return kopt_w8a16_kernel(static_cast<kopt_w8a16_weights*>(h)); };
   lib.last_error = kopt_w8a16_last_error;
   char label[64];
-  std::snprintf(label, sizeof label, "%5d x %-5d", s.K, s.N);
-  const bool ok = kopt_example_check_and_time(
-      lib, label, s.K, s.N, qn + 2.0 * s.N + 2.0 * s.K + 4.0 * s.N, x, ref, l2_bytes, stream);
+  std::snprintf(label, sizeof label, "%5d x %-5d M %-2d", s.K, s.N, rows);
+  const bool ok = kopt_example_check_and_time(lib, label, s.K, s.N,
+                                              qn + 2.0 * s.N + (2.0 * s.K + 4.0 * s.N) * rows, x,
+                                              ref, l2_bytes, stream);
   hipFree(dq);
   hipFree(ds);
   return ok;
@@ -82,8 +89,14 @@ bool run_shape(const Shape& s, std::mt19937_64& rng, int l2_bytes, hipStream_t s
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
   std::vector<Shape> shapes;
+  std::vector<int> rows = {1};
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
+      if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
+      continue;
+    }
     Shape s;
     if (!parse(argv[i], &s)) {
       std::fprintf(stderr, "bad shape '%s' (expected KxN)\n", argv[i]);
@@ -115,8 +128,10 @@ int main(int argc, char** argv) {
   if (!kopt_example_open_device(&l2, &stream)) return 3;
   std::mt19937_64 rng(20261122);
   int failures = 0;
-  for (const auto& s : shapes) failures += run_shape(s, rng, l2, stream) ? 0 : 1;
+  for (const auto& s : shapes)
+    for (int m : rows) failures += run_shape(s, m, rng, l2, stream) ? 0 : 1;
   hipStreamDestroy(stream);
-  std::printf("%d of %zu shapes failed the 1e-2 check\n", failures, shapes.size());
+  std::printf("%d of %zu (shape, M) failed the 1e-2 check\n", failures,
+              shapes.size() * rows.size());
   return failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,78 @@
+// The library's batched kernels: the w8a16_batch problem's `lanes` seed
+// (seeds/w8a16_batch/lanes.hip, included as it is) built for each M bucket
+// (kopt_w8a16_batched_plan.h), and the hooks of kopt_w8a16's extension
+// (kopt_w8a16_extension.h) that run them behind kopt_w8a16_gemm.
+#include <algorithm>
+#include <string>
+
+#include "kopt_launch.h"
+#include "kopt_prelude.h"
+#include "kopt_w8a16_internal.h"
+
+#define KOPT_LANES_ROWS 2
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 4
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 8
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 16
+#include "kopt_w8a16_lanes_instance.inc"
+
+#if KOPT_HOST_PASS
+namespace {
+
+using KoptLanesCall = hipError_t (*)(long long M, long long K, long long N, long long warp,
+                                     long long sms, const void* x, const unsigned char* w,
+                                     float* y, float* ws, hipStream_t stream);
+// The builds in kKoptW8a16Buckets's order.
+constexpr KoptLanesCall kLanesCalls[] = {
+    kopt_w8a16_lanes_m2_build::call, kopt_w8a16_lanes_m4_build::call,
+    kopt_w8a16_lanes_m8_build::call, kopt_w8a16_lanes_m16_build::call};
+static_assert(sizeof kLanesCalls / sizeof kLanesCalls[0] ==
+                  sizeof kKoptW8a16Buckets / sizeof kKoptW8a16Buckets[0],
+              "a build per bucket");
+
+}  // namespace
+
+// The batched kernels read the canonical weights, so they serve wherever the
+// entry keeps them (no re-layout) and K is a multiple of 16.
+hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, const char** step) {
+  serves = !w.entry->has_relayout && kopt_w8a16_batched_supported(w.args.K);
+  if (!serves) return hipSuccess;
+  // The workspace for every bucket, zeroed once: its tickets start at zero
+  // and are rearmed by every call.
+  const size_t bytes = static_cast<size_t>(
+      kopt_w8a16_workspace_bytes(w.args.K, w.args.N, w.args.warp, w.args.sms));
+  hipError_t e;
+  if ((e = hipMalloc(reinterpret_cast<void**>(&workspace), bytes)) != hipSuccess ||
+      (e = hipMemsetAsync(workspace, 0, bytes, stream)) != hipSuccess ||
+      (e = hipStreamSynchronize(stream)) != hipSuccess) {
+    *step = "allocating the batched workspace";
+    return e;
+  }
+  w.description += " (M >= 2: lanes, batched)";
+  return hipSuccess;
+}
+
+// From two rows, up to the largest bucket at once (the weights read once per
+// block): two rows in one call took 0.7 to 0.9 times two batch-1 calls on
+// the contest shapes measured (PERFORMANCE.md, 2026-11-29).
+int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining) const {
+  if (!serves || remaining < 2) return 0;
+  return std::min(remaining, kMaxRows);
+}
+
+hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x, int, void* y, int,
+                                  hipStream_t stream) const {
+  const long long bucket = kopt_w8a16_bucket(rows);
+  int i = 0;
+  while (kKoptW8a16Buckets[i] != bucket) ++i;
+  return kLanesCalls[i](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights,
+                        static_cast<float*>(y), workspace, stream);
+}
+
+void KoptW8a16Batched::release() {
+  if (workspace) (void)hipFree(workspace);
+  workspace = nullptr;
+}
+#endif  // KOPT_HOST_PASS

@@ -1,0 +1,29 @@
+// kopt_w8a16's extension of the shared C API (kernels/common/kopt_library.h):
+// the batched kernels (kopt_w8a16_batched.hip) behind kopt_w8a16_gemm, which
+// read the canonical weights once for a block of 2 to 16 rows. Host pass
+// only.
+#pragma once
+
+#include "kopt_library.h"
+#include "kopt_w8a16_batched_plan.h"
+
+#if KOPT_HOST_PASS
+struct KoptW8a16Batched {
+  static constexpr int kMaxRows = static_cast<int>(kKoptW8a16MaxRows);
+
+  bool serves = false;  // the weights stay canonical and K is a multiple of 16
+  float* workspace = nullptr;
+
+  hipError_t before_init(const KoptKernelEntry*, const KoptShapeArgs&, const unsigned char*,
+                         hipStream_t) {
+    return hipSuccess;
+  }
+  hipError_t after_init(KoptWeights& w, hipStream_t stream, const char** step);
+  int block_rows(const KoptWeights& w, int remaining) const;
+  // fp16 x and fp32 y only: the C API converts around other dtypes.
+  bool native(int, int) const { return false; }
+  hipError_t call(const KoptWeights& w, int rows, const void* x, int x_dtype, void* y, int y_dtype,
+                  hipStream_t stream) const;
+  void release();
+};
+#endif
