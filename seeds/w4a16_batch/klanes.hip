@@ -47,6 +47,9 @@
 // low nibble = even k), then half2 (scale, offset) [N][K/G] after a 256-byte
 // boundary. LAYOUT 1: the canonical blob (q, scales, offsets).
 
+// A build that only runs the kernel (the library's builds for dtype pairs
+// whose weights another build lays out) defines KOPT_NO_RELAYOUT.
+#ifndef KOPT_NO_RELAYOUT
 KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __restrict__ packed, int K, int N, int G,
                           int M) {
   // One thread per (column, group): its 32 * (G / 32) bytes of q, and its scale and offset.
@@ -65,6 +68,7 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
     reinterpret_cast<__half*>(packed + q_bytes + kopt_align256((kopt_u64)N * groups * 2))[i] = offsets[i];
   }
 }
+#endif
 
 // Chunk c of row r of x (32 values) as 16-bit fixed point scaled to the
 // chunk's largest |x| (X = rint(x * 2^(15 - E) * F), E the exponent of that

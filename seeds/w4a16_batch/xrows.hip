@@ -30,6 +30,9 @@
 
 // The packed layout: q bytes as canonical ([N][K/2], low nibble = even k),
 // then half2 (scale, offset) [N][K/G] after a 256-byte boundary.
+// A build that only runs the kernel (the library's builds for dtype pairs
+// whose weights another build lays out) defines KOPT_NO_RELAYOUT.
+#ifndef KOPT_NO_RELAYOUT
 KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __restrict__ packed,
                           int K, int N, int G, int M) {
   // One thread per (column, group): its G / 2 bytes of q, and its scale and offset.
@@ -42,6 +45,7 @@ KOPT_KERNEL void relayout(const kopt_u8* __restrict__ canonical, kopt_u8* __rest
   reinterpret_cast<__half2*>(packed + q_bytes)[i] = __halves2half2(
       kopt_canonical_scales(canonical, K, N, G)[i], kopt_canonical_offsets(canonical, K, N, G)[i]);
 }
+#endif
 
 // Chunk c of row r of x (32 values) as 16-bit fixed point scaled to the
 // chunk's largest |x| (X = rint(x * 2^(15 - E) * F), E the exponent of that
