@@ -57,15 +57,14 @@ Status RowBatchProblem::parse_shape(const std::string& text, const ShapeDefaults
 }
 
 Status RowBatchProblem::validate(const Shape& s) const {
-  const size_t vars = gemv().variables().size() + 1;
-  bool complete = s.problem == id() && s.vars.size() == vars;
-  for (const std::string& v : variables()) complete = complete && s.vars.count(v);
-  if (!complete)
-    return Status::error("a " + id() + " shape has exactly the variables " + [&] {
-      std::string names;
-      for (const std::string& v : variables()) names += (names.empty() ? "" : ", ") + v;
-      return names;
-    }());
+  const std::vector<std::string> names = variables();
+  bool complete = s.problem == id() && s.vars.size() == names.size();
+  std::string listed;
+  for (const std::string& v : names) {
+    complete = complete && s.vars.count(v);
+    listed += (listed.empty() ? "" : ", ") + v;
+  }
+  if (!complete) return Status::error("a " + id() + " shape has exactly the variables " + listed);
   return validate_dims(s);
 }
 

@@ -20,6 +20,16 @@ int main(void) {
   if (kopt_w4a16_create(&one, &one, &one, 3, 8, 2, NULL, &w4) != KOPT_W4A16_INVALID_ARGUMENT) return 3;
   if (kopt_w8a16_create(&one, &one, 0, 8, NULL, &w8) != KOPT_W8A16_INVALID_ARGUMENT) return 4;
   if (!strstr(kopt_w4a16_last_error(), "G=2") || strstr(kopt_w8a16_last_error(), "G=")) return 5;
+  /* x off a 16-byte boundary is refused in one line before the handle is
+   * used (the kernels read x 16 bytes at a time; the read would fault). */
+  static _Alignas(16) float rows[16];
+  const char* x_bytes = (const char*)rows;
+  if (kopt_w8a16_gemm((kopt_w8a16_weights*)rows, x_bytes + 2, KOPT_W8A16_F16, 1, rows,
+                      KOPT_W8A16_F32, NULL) != KOPT_W8A16_INVALID_ARGUMENT ||
+      !strstr(kopt_w8a16_last_error(), "x must start on a 16-byte boundary") ||
+      kopt_w4a16_gemv((kopt_w4a16_weights*)rows, x_bytes + 8, rows, NULL) !=
+          KOPT_W4A16_INVALID_ARGUMENT)
+    return 6;
   printf("%d GPU(s); %s | %s\n", gpus, kopt_w4a16_last_error(), kopt_w8a16_last_error());
   return 0;
 }
