@@ -223,16 +223,19 @@ KoptResult kopt_library_create(const KoptDispatchTables& tables, const void* con
 }
 
 // Whether x and y start where the kernels can read and write them: x on a
-// 16-byte boundary (the kernels read x 16 bytes at a time; a misaligned
-// read would be a fault that ends the process's GPU context, not an error
-// code), y on its element's. Checked before the weights handle is used.
-inline KoptResult kopt_library_check_alignment(const void* x, const void* y, int y_dtype) {
+// 16-byte boundary where K is a multiple of 8 (the kernels for such K read x
+// 16 bytes at a time, and a misaligned read would be a fault that ends the
+// process's GPU context, not an error code; the kernels for other K read it
+// by element), y on its element's.
+inline KoptResult kopt_library_check_alignment(long long K, const void* x, const void* y,
+                                               int y_dtype) {
   const auto misaligned = [](const void* p, uintptr_t bytes) {
     return reinterpret_cast<uintptr_t>(p) % bytes != 0;
   };
-  if (misaligned(x, 16))
-    return kopt_invalid_argument("x must start on a 16-byte boundary; got address " +
-                                 std::to_string(reinterpret_cast<uintptr_t>(x)));
+  if (misaligned(x, K % 8 == 0 ? 16 : 2))
+    return kopt_invalid_argument(
+        "x must start on a 16-byte boundary (2 where K is not a multiple of 8); got address " +
+        std::to_string(reinterpret_cast<uintptr_t>(x)));
   if (misaligned(y, y_dtype == kKoptF32 ? 4 : 2))
     return kopt_invalid_argument("y must start on a boundary of its element size; got address " +
                                  std::to_string(reinterpret_cast<uintptr_t>(y)));
@@ -256,7 +259,8 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
     return kopt_invalid_argument("y must be fp32 (0), fp16 (1) or bf16 (2); got dtype " +
                                  std::to_string(y_dtype));
   if (M < 1) return kopt_invalid_argument("M must be >= 1; got " + std::to_string(M));
-  if (KoptResult r = kopt_library_check_alignment(x, y, y_dtype); r.code != kKoptOk) return r;
+  if (KoptResult r = kopt_library_check_alignment(w.args.K, x, y, y_dtype); r.code != kKoptOk)
+    return r;
   const int K = static_cast<int>(w.args.K), N = static_cast<int>(w.args.N);
   const size_t x_bytes = 2, y_bytes = y_dtype == kKoptF32 ? 4 : 2;
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
@@ -294,7 +298,8 @@ template <class Extension>
 KoptResult kopt_library_gemv(const KoptLibraryWeights<Extension>* w, const void* x, float* y,
                              hipStream_t stream) {
   if (!w || !x || !y) return kopt_invalid_argument("null pointer");
-  if (KoptResult r = kopt_library_check_alignment(x, y, kKoptF32); r.code != kKoptOk) return r;
+  if (KoptResult r = kopt_library_check_alignment(w->args.K, x, y, kKoptF32); r.code != kKoptOk)
+    return r;
   // Weights in another K order need x gathered first.
   if (w->k_order) return kopt_library_gemm(*w, x, kKoptF16, 1, y, kKoptF32, stream);
   const hipError_t e = kopt_weights_call(*w, x, y, stream);

@@ -96,12 +96,13 @@ class CApiTest(unittest.TestCase):
         self.assertEqual(lib.kopt_w4a16_dequantize(None, None, 1, None), 1)  # KOPT_W4A16_INVALID_ARGUMENT
         self.assertEqual(lib.kopt_w4a16_last_error().decode(), "null pointer")
 
-    def test_gemm_refuses_x_off_a_16_byte_boundary_before_using_the_handle(self):
-        # The kernels read x 16 bytes at a time: a misaligned read would end the
-        # GPU context, so the call says so in one line instead (checked before
-        # the handle is used, so a stand-in handle serves here).
+    def test_gemm_refuses_x_off_a_16_byte_boundary(self):
+        # The kernels read x 16 bytes at a time where K is a multiple of 8: a
+        # misaligned read would end the GPU context, so the call says so in one
+        # line instead. The check reads only the handle's K, before any GPU
+        # work: a zeroed stand-in handle (K = 0) serves here.
         lib = kw._lib()
-        rows = np.zeros(16, np.float32)
+        rows = np.zeros(64, np.float32)
         at = rows.ctypes.data + (-rows.ctypes.data) % 16  # a 16-byte boundary inside rows
         self.assertEqual(lib.kopt_w4a16_gemm(at, at + 2, 1, 1, at, 0, None), 1)  # INVALID_ARGUMENT
         message = lib.kopt_w4a16_last_error().decode()
