@@ -5,18 +5,7 @@
 // compare it with the contracts' own plans.
 #pragma once
 
-#include <cstddef>
-
 #include "../common/kopt_contract_ops.h"
-
-// The smallest of `buckets` (ascending) that holds `rows` rows; 0 past the
-// largest.
-template <std::size_t Count>
-constexpr long long kopt_smallest_bucket(const int (&buckets)[Count], long long rows) {
-  for (const int bucket : buckets)
-    if (rows <= bucket) return bucket;
-  return 0;
-}
 
 // The M buckets: a call of M rows runs the smallest bucket that holds them
 // (rows past M computed on zeros and not written); more than the largest

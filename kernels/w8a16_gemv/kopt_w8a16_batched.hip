@@ -55,8 +55,8 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 }
 
 // From two rows, up to the largest bucket at once (the weights read once per
-// block): two rows in one call took 0.7 to 0.9 times two batch-1 calls on
-// the contest shapes measured (PERFORMANCE.md, 2026-11-29).
+// block): on the contest shapes two rows in one call took 0.62 to 1.09 times
+// two batch-1 calls, 0.77 summed (PERFORMANCE.md, 2026-11-29, H200).
 int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining) const {
   if (!serves || remaining < 2) return 0;
   return std::min(remaining, kMaxRows);
@@ -64,7 +64,7 @@ int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining) const {
 
 hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x, int, void* y, int,
                                   hipStream_t stream) const {
-  const long long bucket = kopt_w8a16_bucket(rows);
+  const long long bucket = kopt_smallest_bucket(kKoptW8a16Buckets, rows);
   int i = 0;
   while (kKoptW8a16Buckets[i] != bucket) ++i;
   return kLanesCalls[i](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights,

@@ -105,9 +105,9 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 7168, 9216, 32, 132), 4);
   EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 5120, 256, 32, 132), 16);
   EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(2, 32), 384, 5120, 32, 132), 1);
-  EXPECT_EQ(kopt_w8a16_bucket(3), 4);
-  EXPECT_EQ(kopt_w8a16_bucket(16), 16);
-  EXPECT_EQ(kopt_w8a16_bucket(17), 0);
+  EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 3), 4);
+  EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 16), 16);
+  EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 17), 0);
   EXPECT_FALSE(kopt_w8a16_batched_supported(4095));
 }
 
