@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,7 +31,8 @@
 
 struct KoptExampleLibrary {
   std::function<bool(void** handle)> create;  // prints what failed
-  std::function<int(void* handle, const void* x, float* y, hipStream_t stream)> gemv;  // 0: ok
+  std::function<int(void* handle, const void* x, void* y, hipStream_t stream)> gemv;  // 0: ok
+  int y_dtype = 0;  // what gemv writes: 0 fp32, 1 fp16, 2 bf16 (the C APIs' codes)
   std::function<void(void* handle)> destroy;
   std::function<const char*(void* handle)> kernel;
   std::function<const char*()> last_error;
@@ -78,22 +80,44 @@ inline bool kopt_example_open_device(int* l2_bytes, hipStream_t* stream) {
   return true;
 }
 
-// One shape: x (M rows of K fp16 values, M = x.size() / K) and the
-// reference y (M rows of N values), `bytes` the bytes one call moves; the
-// library's call takes all M rows. False when a GPU call fails or y is wrong.
+// Element i of y as the library wrote it in `dtype` (lib.y_dtype).
+inline double kopt_example_y_at(const std::vector<unsigned char>& y, size_t i, int dtype) {
+  if (dtype == 0) {
+    float v;
+    std::memcpy(&v, y.data() + 4 * i, 4);
+    return v;
+  }
+  unsigned short bits;
+  std::memcpy(&bits, y.data() + 2 * i, 2);
+  if (dtype == 1) {
+    __half_raw raw;
+    raw.x = bits;
+    return __half2float(__half(raw));
+  }
+  const unsigned word = static_cast<unsigned>(bits) << 16;  // bf16: the upper half of an fp32
+  float v;
+  std::memcpy(&v, &word, 4);
+  return v;
+}
+
+// One shape: x (M rows of K 16-bit values in the dtype the library's call
+// reads, M = x.size() / K) and the reference y (M rows of N values), `bytes`
+// the bytes one call moves; the library's call takes all M rows. False when
+// a GPU call fails or y is wrong.
 inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std::string& label,
                                         int K, int N, double bytes, const std::vector<__half>& x,
                                         const std::vector<double>& ref, int l2_bytes,
                                         hipStream_t stream) {
-  const size_t x_bytes = x.size() * 2, y_count = ref.size(), y_bytes = y_count * 4;
+  const size_t x_bytes = x.size() * 2, y_count = ref.size(),
+               y_bytes = y_count * (lib.y_dtype == 0 ? 4 : 2);
   if (x.size() % static_cast<size_t>(K) != 0 || ref.size() * K != x.size() * N) {
     std::fprintf(stderr, "%s: x and the reference hold different numbers of rows\n", label.c_str());
     return false;
   }
   void* dx = nullptr;
-  float* dy = nullptr;
+  void* dy = nullptr;
   GPU(hipMalloc(&dx, x_bytes));
-  GPU(hipMalloc(reinterpret_cast<void**>(&dy), y_bytes));
+  GPU(hipMalloc(&dy, y_bytes));
   GPU(hipMemcpy(dx, x.data(), x_bytes, hipMemcpyHostToDevice));
   // Enough copies of the weights that the calls stream from memory, not L2.
   // (At most 256: a tiny shape would otherwise make hundreds of thousands.)
@@ -103,19 +127,22 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
     if (!lib.create(&h)) return false;
 
   // Accuracy, through every handle's first call.
-  std::vector<float> y(y_count);
+  std::vector<unsigned char> y(y_bytes);
   bool ok = true;
   double max_err = 0;
   for (int c = 0; c < copies && ok; c += std::max(1, copies / 3)) {
-    GPU(hipMemcpy(dy, std::vector<float>(y_count, std::nanf("")).data(), y_bytes,
+    // All ones: NaN in every dtype, so an element not written fails.
+    GPU(hipMemcpy(dy, std::vector<unsigned char>(y_bytes, 0xFF).data(), y_bytes,
                   hipMemcpyHostToDevice));
+
     if (!lib.check(lib.gemv(handles[c], dx, dy, stream), "gemv")) return false;
     GPU(hipStreamSynchronize(stream));
     GPU(hipMemcpy(y.data(), dy, y_bytes, hipMemcpyDeviceToHost));
     for (size_t n = 0; n < y_count; ++n) {
-      double err = std::fabs(y[n] - ref[n]);
+      const double got = kopt_example_y_at(y, n, lib.y_dtype);
+      double err = std::fabs(got - ref[n]);
       if (!(err <= 1e-2 + 1e-2 * std::fabs(ref[n]))) {
-        std::printf("  %s: y[%zu] (row %zu) = %g, expected %g\n", label.c_str(), n % N, n / N, y[n],
+        std::printf("  %s: y[%zu] (row %zu) = %g, expected %g\n", label.c_str(), n % N, n / N, got,
                     ref[n]);
         ok = false;
         break;
@@ -127,10 +154,10 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
   // Timing: a graph of calls cycling over the copies, replayed between events.
   // Each copy has its own x and y too, as each layer of a model has.
   std::vector<void*> xs(copies, nullptr);
-  std::vector<float*> ys(copies, nullptr);
+  std::vector<void*> ys(copies, nullptr);
   for (int c = 0; c < copies; ++c) {
     GPU(hipMalloc(&xs[c], x_bytes));
-    GPU(hipMalloc(reinterpret_cast<void**>(&ys[c]), y_bytes));
+    GPU(hipMalloc(&ys[c], y_bytes));
     GPU(hipMemcpy(xs[c], x.data(), x_bytes, hipMemcpyHostToDevice));
   }
   const int calls = copies * std::max(1, (64 + copies - 1) / copies);

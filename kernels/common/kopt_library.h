@@ -19,6 +19,25 @@
 constexpr int kKoptOk = 0, kKoptInvalidArgument = 1, kKoptNoKernel = 2, kKoptGpuError = 3;
 constexpr int kKoptF32 = 0, kKoptF16 = 1, kKoptBf16 = 2;
 
+// The (x, y) dtype pairs a library's own batched kernels are built for, each
+// a kernel of its own: the problems' fp16 x and fp32 y, and the pairs
+// engines run models in, so their calls launch no conversion kernels around
+// the batched one (an extension's `native`).
+struct KoptNativeIo {
+  int x, y;
+};
+constexpr KoptNativeIo kKoptNativeIo[] = {
+    {kKoptF16, kKoptF32}, {kKoptF16, kKoptF16}, {kKoptBf16, kKoptBf16}};
+// The index of x_dtype and y_dtype in kKoptNativeIo; -1 for a pair not built.
+constexpr int kopt_native_io(int x_dtype, int y_dtype) {
+  int i = 0;
+  for (const KoptNativeIo& io : kKoptNativeIo) {
+    if (io.x == x_dtype && io.y == y_dtype) return i;
+    ++i;
+  }
+  return -1;
+}
+
 // The kernels of the C API (device and host pass alike).
 namespace {  // each including source its own copy (unused but in the C API)
 

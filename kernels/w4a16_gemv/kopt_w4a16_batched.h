@@ -7,29 +7,10 @@
 #include "kopt_w4a16_batched_plan.h"
 
 #if KOPT_HOST_PASS
-// The (x, y) dtype pairs every batched build is built for (kopt_library.h's
-// codes), each a kernel of its own: the problem's fp16 x and fp32 y, and
-// the pairs engines run models in, so their calls launch no conversion
-// kernels around the batched one.
-struct KoptBatchedIo {
-  int x, y;
-};
-constexpr KoptBatchedIo kKoptBatchedIo[] = {
-    {kKoptF16, kKoptF32}, {kKoptF16, kKoptF16}, {kKoptBf16, kKoptBf16}};
-// The index of x_dtype and y_dtype in kKoptBatchedIo; -1 for a pair not built.
-constexpr int kopt_batched_io(int x_dtype, int y_dtype) {
-  int i = 0;
-  for (const KoptBatchedIo& io : kKoptBatchedIo) {
-    if (io.x == x_dtype && io.y == y_dtype) return i;
-    ++i;
-  }
-  return -1;
-}
-
 struct KoptBatchedKernel {
   KoptBatchedParams params;
   // M rows (at most params.rows) of x [M][K] into y [M][N], in dtype pair
-  // `io` (kKoptBatchedIo's index).
+  // `io` (kKoptNativeIo's index).
   hipError_t (*call)(int io, long long M, long long K, long long N, long long G, long long warp,
                      long long sms, const void* x, const unsigned char* w, void* y, float* ws,
                      hipStream_t stream);

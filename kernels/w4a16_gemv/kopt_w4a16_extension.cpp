@@ -190,15 +190,15 @@ int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining) const {
   return block;
 }
 
-// Every batched build reads and writes the pairs of kKoptBatchedIo itself.
+// Every batched build reads and writes the pairs of kKoptNativeIo itself.
 bool KoptW4a16Batched::native(int x_dtype, int y_dtype) const {
-  return kopt_batched_io(x_dtype, y_dtype) >= 0;
+  return kopt_native_io(x_dtype, y_dtype) >= 0;
 }
 
 hipError_t KoptW4a16Batched::call(const KoptWeights& w, int block, const void* x, int x_dtype,
                                   void* y, int y_dtype, hipStream_t stream) const {
   const KoptShapeArgs& a = w.args;
-  const int io = kopt_batched_io(x_dtype, y_dtype);
+  const int io = kopt_native_io(x_dtype, y_dtype);
   if (io < 0) return hipErrorInvalidValue;
   if (const KoptXrowsKernel* k = in_registers(*this, w, block))
     return k->call(io, block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, stream);

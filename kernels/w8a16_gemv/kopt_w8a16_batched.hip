@@ -1,6 +1,6 @@
 // The library's batched kernels: the w8a16_batch problem's `lanes` seed
 // (seeds/w8a16_batch/lanes.hip, included as it is) built for each M bucket
-// (kopt_w8a16_batched_plan.h), and the hooks of kopt_w8a16's extension
+// (kopt_w8a16_batched_plan.h) and each dtype pair of kKoptNativeIo, and the hooks of kopt_w8a16's extension
 // (kopt_w8a16_extension.h) that run them behind kopt_w8a16_gemm.
 #include <algorithm>
 #include <string>
@@ -9,28 +9,65 @@
 #include "kopt_prelude.h"
 #include "kopt_w8a16_internal.h"
 
+// Each bucket in each dtype pair of kKoptNativeIo.
 #define KOPT_LANES_ROWS 2
+#define KOPT_LANES_IO 0
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 2
+#define KOPT_LANES_IO 1
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 2
+#define KOPT_LANES_IO 2
 #include "kopt_w8a16_lanes_instance.inc"
 #define KOPT_LANES_ROWS 4
+#define KOPT_LANES_IO 0
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 4
+#define KOPT_LANES_IO 1
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 4
+#define KOPT_LANES_IO 2
 #include "kopt_w8a16_lanes_instance.inc"
 #define KOPT_LANES_ROWS 8
+#define KOPT_LANES_IO 0
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 8
+#define KOPT_LANES_IO 1
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 8
+#define KOPT_LANES_IO 2
 #include "kopt_w8a16_lanes_instance.inc"
 #define KOPT_LANES_ROWS 16
+#define KOPT_LANES_IO 0
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 16
+#define KOPT_LANES_IO 1
+#include "kopt_w8a16_lanes_instance.inc"
+#define KOPT_LANES_ROWS 16
+#define KOPT_LANES_IO 2
 #include "kopt_w8a16_lanes_instance.inc"
 
 #if KOPT_HOST_PASS
 namespace {
 
 using KoptLanesCall = hipError_t (*)(long long M, long long K, long long N, long long warp,
-                                     long long sms, const void* x, const unsigned char* w,
-                                     float* y, float* ws, hipStream_t stream);
-// The builds in kKoptW8a16Buckets's order.
-constexpr KoptLanesCall kLanesCalls[] = {
-    kopt_w8a16_lanes_m2_build::call, kopt_w8a16_lanes_m4_build::call,
-    kopt_w8a16_lanes_m8_build::call, kopt_w8a16_lanes_m16_build::call};
+                                     long long sms, const void* x, const unsigned char* w, void* y,
+                                     float* ws, hipStream_t stream);
+// The builds in kKoptW8a16Buckets's order, each in kKoptNativeIo's order.
+constexpr KoptLanesCall kLanesCalls[][3] = {
+    {kopt_w8a16_lanes_m2_io0_build::call, kopt_w8a16_lanes_m2_io1_build::call,
+     kopt_w8a16_lanes_m2_io2_build::call},
+    {kopt_w8a16_lanes_m4_io0_build::call, kopt_w8a16_lanes_m4_io1_build::call,
+     kopt_w8a16_lanes_m4_io2_build::call},
+    {kopt_w8a16_lanes_m8_io0_build::call, kopt_w8a16_lanes_m8_io1_build::call,
+     kopt_w8a16_lanes_m8_io2_build::call},
+    {kopt_w8a16_lanes_m16_io0_build::call, kopt_w8a16_lanes_m16_io1_build::call,
+     kopt_w8a16_lanes_m16_io2_build::call}};
 static_assert(sizeof kLanesCalls / sizeof kLanesCalls[0] ==
-                  sizeof kKoptW8a16Buckets / sizeof kKoptW8a16Buckets[0],
-              "a build per bucket");
+                      sizeof kKoptW8a16Buckets / sizeof kKoptW8a16Buckets[0] &&
+                  sizeof kLanesCalls[0] / sizeof kLanesCalls[0][0] ==
+                      sizeof kKoptNativeIo / sizeof kKoptNativeIo[0],
+              "a build per bucket and dtype pair");
 
 }  // namespace
 
@@ -62,13 +99,20 @@ int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining) const {
   return std::min(remaining, kMaxRows);
 }
 
-hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x, int, void* y, int,
-                                  hipStream_t stream) const {
+// Every build reads and writes the pairs of kKoptNativeIo itself.
+bool KoptW8a16Batched::native(int x_dtype, int y_dtype) const {
+  return kopt_native_io(x_dtype, y_dtype) >= 0;
+}
+
+hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x, int x_dtype,
+                                  void* y, int y_dtype, hipStream_t stream) const {
+  const int io = kopt_native_io(x_dtype, y_dtype);
   const long long bucket = kopt_smallest_bucket(kKoptW8a16Buckets, rows);
+  if (io < 0 || bucket == 0) return hipErrorInvalidValue;
   int i = 0;
   while (kKoptW8a16Buckets[i] != bucket) ++i;
-  return kLanesCalls[i](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights,
-                        static_cast<float*>(y), workspace, stream);
+  return kLanesCalls[i][io](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
+                            workspace, stream);
 }
 
 void KoptW8a16Batched::release() {

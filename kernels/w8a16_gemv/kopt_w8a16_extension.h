@@ -20,8 +20,7 @@ struct KoptW8a16Batched {
   }
   hipError_t after_init(KoptWeights& w, hipStream_t stream, const char** step);
   int block_rows(const KoptWeights& w, int remaining) const;
-  // fp16 x and fp32 y only: the C API converts around other dtypes.
-  bool native(int, int) const { return false; }
+  bool native(int x_dtype, int y_dtype) const;
   hipError_t call(const KoptWeights& w, int rows, const void* x, int x_dtype, void* y, int y_dtype,
                   hipStream_t stream) const;
   void release();

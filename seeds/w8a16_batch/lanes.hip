@@ -20,6 +20,17 @@
 */
 // Y[m][n] = scale[n] * sum_k X[m][k] * q[n][k]
 
+// How x's 16-bit pairs become floats and how y's values are stored: the
+// problem's fp16 x and fp32 y, unless a build defines its own (the library
+// builds bf16 x and fp16 or bf16 y too, so engines running those dtypes
+// launch no conversion kernels around the call).
+#ifndef KOPT_X_PAIR
+#define KOPT_X_PAIR(pair) __half22float2(pair)
+#endif
+#ifndef KOPT_Y_STORE
+#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
+#endif
+
 // Lane groups a warp, and the channels of a block.
 #define LANES_GROUPS (KOPT_WARP_SIZE / LPC)
 #define LANES_BLOCK_COLS (WARPS * LANES_GROUPS * COLS)
@@ -94,8 +105,8 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
       for (int b = 0; b < ROUND; ++b) {
         const int i = i0 + b * blockDim.x, r = i / (XT / 4), k = 4 * (i % (XT / 4));
         if (i >= TOTAL) break;
-        const float2 lo = __half22float2(*reinterpret_cast<const __half2*>(&h[b].x));
-        const float2 hi = __half22float2(*reinterpret_cast<const __half2*>(&h[b].y));
+        const float2 lo = KOPT_X_PAIR(*reinterpret_cast<const __half2*>(&h[b].x));
+        const float2 hi = KOPT_X_PAIR(*reinterpret_cast<const __half2*>(&h[b].y));
         stage[r][lanes_piece(k)] = make_float4(lo.x, lo.y, hi.x, hi.y);
       }
     }
@@ -148,7 +159,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
       const int n = n0 + j;
       if ((r * COLS + j) % LPC != member || r >= M || n >= N) continue;
       if (gridDim.y == 1)
-        y[(kopt_u64)r * N + n] = __half2float(scales[n]) * acc[r][j];
+        KOPT_Y_STORE(y, (kopt_u64)r * N + n, __half2float(scales[n]) * acc[r][j], false);
       else
         partials[((kopt_u64)blockIdx.y * M + r) * N + n] = acc[r][j];
     }
@@ -173,6 +184,6 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
     const int r = i / width, n = first + i % width;
     float sum = 0.f;
     for (int s = 0; s < (int)gridDim.y; ++s) sum += parts[((kopt_u64)s * M + r) * N + n];
-    y[(kopt_u64)r * N + n] = __half2float(scales[n]) * sum;
+    KOPT_Y_STORE(y, (kopt_u64)r * N + n, __half2float(scales[n]) * sum, false);
   }
 }

@@ -84,9 +84,9 @@ bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hip
                                    reinterpret_cast<kopt_w4a16_weights**>(h)),
                  "kopt_w4a16_create");
   };
-  lib.gemv = [rows](void* h, const void* x, float* y, hipStream_t st) {
+  lib.gemv = [rows](void* h, const void* x, void* y, hipStream_t st) {
     auto* weights = static_cast<kopt_w4a16_weights*>(h);
-    return rows == 1 ? kopt_w4a16_gemv(weights, x, y, st)
+    return rows == 1 ? kopt_w4a16_gemv(weights, x, static_cast<float*>(y), st)
                      : kopt_w4a16_gemm(weights, x, KOPT_W4A16_F16, rows, y, KOPT_W4A16_F32, st);
   };
   lib.destroy = [](void* h) { kopt_w4a16_destroy(static_cast<kopt_w4a16_weights*>(h)); };

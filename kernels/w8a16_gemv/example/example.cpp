@@ -4,13 +4,16 @@
 // `kopt bench` (weight copies rotated past 4x the L2, a captured graph of
 // calls between two events, median of the replays). With --rows 1,2,8,...
 // each shape also runs at those numbers of rows of x (kopt_w8a16_gemm;
-// M = 1 is kopt_w8a16_gemv).
-// Usage: kopt_w8a16_example [--rows M,M,...] [KxN ...]   (default: the contest shapes + 3 untuned)
+// M = 1 is kopt_w8a16_gemv); --io X-Y reads x and writes y in other dtypes
+// (fp16-fp16, bf16-bf16, bf16-fp32; through kopt_w8a16_gemm at every M).
+// Usage: kopt_w8a16_example [--rows M,M,...] [--io X-Y] [KxN ...]
+//   (default: the contest shapes + 3 untuned)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,23 +38,47 @@ bool check(int rc, const char* what) {
   return rc == KOPT_W8A16_OK;
 }
 
+// The dtypes of x and y (kopt_w8a16.h's codes): fp16 and fp32 unless --io
+// says otherwise.
+struct Io {
+  int x = KOPT_W8A16_F16, y = KOPT_W8A16_F32;
+};
+
+// v as x's 16 bits in `dtype` (bf16 to nearest even by its bits), and back.
+__half x_bits(float v, int dtype) {
+  if (dtype == KOPT_W8A16_F16) return __float2half(v);
+  unsigned u;
+  std::memcpy(&u, &v, 4);
+  __half_raw raw;
+  raw.x = static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  return __half(raw);
+}
+double x_value(__half h, int dtype) {
+  if (dtype == KOPT_W8A16_F16) return __half2float(h);
+  const unsigned u = static_cast<unsigned>(static_cast<__half_raw>(h).x) << 16;
+  float v;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
 // Returns false when the shape fails the accuracy check at `rows` rows of x.
-bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
+bool run_shape(const Shape& s, int rows, Io io, std::mt19937_64& rng, int l2_bytes,
+               hipStream_t stream) {
   const size_t qn = static_cast<size_t>(s.N) * s.K;
   std::vector<signed char> q(qn);
   std::vector<__half> scales(s.N), x(static_cast<size_t>(rows) * s.K);
   std::uniform_real_distribution<float> unit(-1.f, 1.f), scale(0.0005f, 0.002f);
   for (auto& b : q) b = static_cast<signed char>(rng());
   for (auto& v : scales) v = __float2half(scale(rng));
-  for (auto& v : x) v = __float2half(unit(rng));
+  for (auto& v : x) v = x_bits(unit(rng), io.x);
 
-  // fp64 reference from the exact fp16 values, row by row.
+  // fp64 reference from the exact values of x and the scales, row by row.
   std::vector<double> ref(static_cast<size_t>(rows) * s.N);
   for (int m = 0; m < rows; ++m)
     for (int n = 0; n < s.N; ++n) {
       double acc = 0;
       for (int k = 0; k < s.K; ++k)
-        acc += static_cast<double>(__half2float(x[static_cast<size_t>(m) * s.K + k])) *
+        acc += x_value(x[static_cast<size_t>(m) * s.K + k], io.x) *
                q[static_cast<size_t>(n) * s.K + k];
       ref[static_cast<size_t>(m) * s.N + n] = static_cast<double>(__half2float(scales[n])) * acc;
     }
@@ -68,16 +95,18 @@ bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hip
         kopt_w8a16_create(dq, ds, s.K, s.N, stream, reinterpret_cast<kopt_w8a16_weights**>(h)),
         "kopt_w8a16_create");
   };
-  lib.gemv = [rows](void* h, const void* x, float* y, hipStream_t st) {
+  const bool gemv = rows == 1 && io.x == KOPT_W8A16_F16 && io.y == KOPT_W8A16_F32;
+  lib.gemv = [rows, io, gemv](void* h, const void* x, void* y, hipStream_t st) {
     auto* weights = static_cast<kopt_w8a16_weights*>(h);
-    return rows == 1 ? kopt_w8a16_gemv(weights, x, y, st)
-                     : kopt_w8a16_gemm(weights, x, KOPT_W8A16_F16, rows, y, KOPT_W8A16_F32, st);
+    return gemv ? kopt_w8a16_gemv(weights, x, static_cast<float*>(y), st)
+                : kopt_w8a16_gemm(weights, x, io.x, rows, y, io.y, st);
   };
+  lib.y_dtype = io.y;
   lib.destroy = [](void* h) { kopt_w8a16_destroy(static_cast<kopt_w8a16_weights*>(h)); };
   lib.kernel = [](void* h) { return kopt_w8a16_kernel(static_cast<kopt_w8a16_weights*>(h)); };
   lib.last_error = kopt_w8a16_last_error;
   char label[64];
-  std::snprintf(label, sizeof label, "%5d x %-5d M %-2d", s.K, s.N, rows);
+  std::snprintf(label, sizeof label, "%5d x %-5d M %-2d io %d-%d", s.K, s.N, rows, io.x, io.y);
   const bool ok = kopt_example_check_and_time(lib, label, s.K, s.N,
                                               qn + 2.0 * s.N + (2.0 * s.K + 4.0 * s.N) * rows, x,
                                               ref, l2_bytes, stream);
@@ -92,9 +121,26 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
   std::vector<Shape> shapes;
   std::vector<int> rows = {1};
+  Io io;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
       if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
+      continue;
+    }
+    if (std::string(argv[i]) == "--io" && i + 1 < argc) {
+      const std::string pair = argv[++i];
+      if (pair == "fp16-fp16") {
+        io = {KOPT_W8A16_F16, KOPT_W8A16_F16};
+      } else if (pair == "bf16-bf16") {
+        io = {KOPT_W8A16_BF16, KOPT_W8A16_BF16};
+      } else if (pair == "bf16-fp32") {
+        io = {KOPT_W8A16_BF16, KOPT_W8A16_F32};
+      } else if (pair != "fp16-fp32") {
+        std::fprintf(stderr,
+                     "bad --io '%s' (expected fp16-fp32, fp16-fp16, bf16-bf16 or bf16-fp32)\n",
+                     pair.c_str());
+        return 2;
+      }
       continue;
     }
     Shape s;
@@ -129,7 +175,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(20261122);
   int failures = 0;
   for (const auto& s : shapes)
-    for (int m : rows) failures += run_shape(s, m, rng, l2, stream) ? 0 : 1;
+    for (int m : rows) failures += run_shape(s, m, io, rng, l2, stream) ? 0 : 1;
   hipStreamDestroy(stream);
   std::printf("%d of %zu (shape, M) failed the 1e-2 check\n", failures,
               shapes.size() * rows.size());
