@@ -1,7 +1,8 @@
 // The library's batched kernels: the w8a16_batch problem's `lanes` seed
 // (seeds/w8a16_batch/lanes.hip, included as it is) built for each M bucket
-// (kopt_w8a16_batched_plan.h) and each dtype pair of kKoptNativeIo, and the hooks of kopt_w8a16's extension
-// (kopt_w8a16_extension.h) that run them behind kopt_w8a16_gemm.
+// (kopt_w8a16_batched_plan.h) and each dtype pair of kKoptNativeIo, and the
+// hooks of kopt_w8a16's extension (kopt_w8a16_extension.h) that run them
+// behind kopt_w8a16_gemm.
 #include <algorithm>
 #include <string>
 
