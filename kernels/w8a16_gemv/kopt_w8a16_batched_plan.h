@@ -3,9 +3,9 @@
 // contract in plain C++ (tests/problems/w8a16_batch_test.cpp checks that
 // they plan what the contract plans): one build per M bucket, two channels
 // a lane group of eight lanes, blocks of 256 threads, x staged in 32 KB of
-// shared memory at most, and K cut into as few slices as give every SM four
-// blocks (measured on the H200 on five contest shapes at 2, 8 and 16 rows:
-// PERFORMANCE.md, 2026-11-29).
+// shared memory at most (measured on the H200 on five contest shapes at 2,
+// 8 and 16 rows: PERFORMANCE.md, 2026-11-29), and K cut into slices by a
+// model of the busiest SM (kopt_w8a16_split).
 #pragma once
 
 #include "../common/kopt_contract_ops.h"
@@ -36,16 +36,37 @@ constexpr long long kopt_w8a16_column_blocks(const KoptW8a16Lanes& p, long long 
   return kopt_cdiv(N, p.warps * (warp / p.lanes) * p.cols);
 }
 
-// Slices of K: the fewest of the seed's values that give at least four
-// blocks an SM, as long as each lane keeps two steps of 16 a slice.
+// The slice model's costs, in values of K (the time a block takes to walk
+// that much of its slice on a busy SM): a block's fixed part (set-up, the
+// group sums, the stores), a stage's (x staged, two barriers), and the
+// last block's sum of the slices, paid once where K is sliced at all.
+constexpr long long kKoptW8a16BlockCostK = 256;
+constexpr long long kKoptW8a16StageCostK = 192;
+constexpr long long kKoptW8a16SliceSumCostK = 384;
+
+// Slices of K: of the seed's values that leave each lane two steps of 16 a
+// slice, the one whose busiest SM finishes first. That SM runs rounds =
+// cdiv(blocks, sms) blocks. A block alone on an SM streams its weights at
+// two thirds of the SM's rate (too few loads in flight), so the slices take
+// slice * max(1.5, rounds); each block adds its fixed and stage costs. More
+// slices spread the work, but a last partial round leaves SMs idle: four
+// blocks an SM, the first rule, took 61.7 us for 16 rows of 4096x7168 where
+// two slices took 47.9. Fitted on the H200 (PERFORMANCE.md, 2026-11-29):
+// of 68 (shape, M) with two or more slice counts measured at 2 to 16 rows,
+// the pick is the fastest on 60 and within 8% of it on the rest.
 constexpr long long kopt_w8a16_split(const KoptW8a16Lanes& p, long long K, long long N,
                                      long long warp, long long sms) {
   const long long blocks = kopt_w8a16_column_blocks(p, N, warp);
-  long long best = 1;
+  long long best = 1, best_cost = -1;
   for (long long s : kKoptW8a16Splits) {
-    if (K / s < 2 * 16 * p.lanes) break;
-    best = s;
-    if (blocks * s >= 4 * sms) break;
+    if (s > 1 && K / s < 2 * 16 * p.lanes) break;
+    const long long slice = kopt_cdiv(K, 16 * s) * 16, rounds = kopt_cdiv(blocks * s, sms);
+    // In half values of K, so a lone block's 1.5 stays an integer.
+    const long long cost =
+        slice * kopt_max(3, 2 * rounds) +
+        2 * rounds * (kKoptW8a16BlockCostK + kKoptW8a16StageCostK * kopt_cdiv(slice, p.xt)) +
+        (s > 1 ? 2 * kKoptW8a16SliceSumCostK : 0);
+    if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
   }
   return best;
 }

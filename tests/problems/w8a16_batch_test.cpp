@@ -99,10 +99,16 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
           ++checked;
         }
   EXPECT_EQ(checked, 4 * 2 * 8 * 2);
-  // Four blocks an SM where K has room: 9216 channels in 144 column blocks
-  // of 64 take four slices of 7168 on 132 SMs; 256 channels of 5120 take
-  // the most slices that leave each lane two steps (5120 / 256 = 20 -> 16).
-  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 7168, 9216, 32, 132), 4);
+  // The busiest SM: 9216 channels in 144 column blocks of 64 on 132 SMs
+  // take eight slices of 7168 at 16 rows (1152 blocks, 9 rounds of 896
+  // values; four slices leave a fifth round a third full); 7168 channels of
+  // 4096 two (224 blocks: one alone on an SM would stream too slowly);
+  // 7168 channels of 512 one (slicing costs more than the SMs it fills);
+  // 256 channels of 5120 the most slices that leave each lane two steps
+  // (5120 / 256 = 20 -> 16).
+  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 7168, 9216, 32, 132), 8);
+  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 4096, 7168, 32, 132), 2);
+  EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 512, 7168, 32, 132), 1);
   EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(16, 32), 5120, 256, 32, 132), 16);
   EXPECT_EQ(kopt_w8a16_split(kopt_w8a16_lanes(2, 32), 384, 5120, 32, 132), 1);
   EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 3), 4);
