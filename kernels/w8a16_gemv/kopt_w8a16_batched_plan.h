@@ -18,13 +18,13 @@ constexpr long long kKoptW8a16MaxRows = 16;
 constexpr long long kKoptW8a16Splits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
 
 struct KoptW8a16Lanes {
-  long long rows, cols, lanes, warps, xt, depth;
+  long long rows, cols, lanes, warps, xt, depth, x16;
 };
 
 // The build of bucket `rows` on a warp of `warp` lanes: x staged XT values
 // of K at a time, as many as 32 KB hold for the bucket's rows.
 constexpr KoptW8a16Lanes kopt_w8a16_lanes(long long rows, long long warp) {
-  return {rows, 2, 8, 256 / warp, rows <= 4 ? 2048 : rows == 8 ? 1024 : 512, 2};
+  return {rows, 2, 8, 256 / warp, rows <= 4 ? 2048 : rows == 8 ? 1024 : 512, 2, 0};
 }
 
 // Whether the builds serve K: rows of 16-byte loads.

@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "lanes",
-  "description": "Lane groups over K, every row at once, in fp32. A lane group of LPC lanes owns COLS adjacent channels; in a step each lane reads 16 consecutive int8 weights of each of its channels (the group reads 16 * LPC contiguous bytes a channel; DEPTH steps of them requested ahead in a ring of registers, a stage's first ones before its x is staged), turns each weight into an exact float once for all rows (a byte perm under 2^23's exponent and one subtraction), and per row multiplies them with the row's x by FMAs into an fp32 sum per (row, channel). x is staged in shared memory as fp32 for XT values of K at a time, every row the build holds (MR; rows past M as zeros, so no row branches), each thread's loads of x requested four at a time before any is stored; each lane's four values a read laid out so the LPC lanes of a group read consecutive 16-byte pieces (no bank conflicts; a group's lanes are WARP / LPC apart, so the lanes of the groups that read the same piece are adjacent and one read serves them). At the end the LPC lanes of a group add their sums by shuffles and each writes a share of them, times the channel's scale. The grid's second dimension splits K into SPLIT slices of whole steps; their fp32 partial sums go to the workspace and the last block of each column range (a ticket per range at the start of the workspace, rearmed) adds them in a fixed order (one launch, deterministic), so narrow N still fills the GPU. MR is the row capacity (the library builds one per M bucket); WARPS x (WARP / LPC) x COLS channels a block.",
+  "description": "Lane groups over K, every row at once, in fp32. A lane group of LPC lanes owns COLS adjacent channels; in a step each lane reads 16 consecutive int8 weights of each of its channels (the group reads 16 * LPC contiguous bytes a channel; DEPTH steps of them requested ahead in a ring of registers, a stage's first ones before its x is staged), turns each weight into an exact float once for all rows (a byte perm under 2^23's exponent and one subtraction), and per row multiplies them with the row's x by FMAs into an fp32 sum per (row, channel). x is staged in shared memory as fp32 for XT values of K at a time, every row the build holds (MR; rows past M as zeros, so no row branches), each thread's loads of x requested four at a time before any is stored; each lane's four values a read laid out so the LPC lanes of a group read consecutive 16-byte pieces (no bank conflicts; a group's lanes are WARP / LPC apart, so the lanes of the groups that read the same piece are adjacent and one read serves them). At the end the LPC lanes of a group add their sums by shuffles and each writes a share of them, times the channel's scale. The grid's second dimension splits K into SPLIT slices of whole steps; their fp32 partial sums go to the workspace and the last block of each column range (a ticket per range at the start of the workspace, rearmed) adds them in a fixed order (one launch, deterministic), so narrow N still fills the GPU. MR is the row capacity (the library builds one per M bucket); WARPS x (WARP / LPC) x COLS channels a block. X16 1 multiplies in integers instead: x staged as 16-bit fixed point, each chunk of 16 values scaled to its largest (off by at most 2^-15 of it), and each weight word biased to unsigned bytes (q + 128) and multiplied by dp2a (two 16-by-8-bit products an instruction, no conversion of the weights; v_dot2_i32_i16 on gfx906): an exact int32 dot a chunk, started at -128 times the chunk's sum so the bias cancels, then one FMA with the chunk's unit per row and channel.",
   "launches": [{"kernel": "gemm",
                 "grid": ["cdiv(N, WARPS * (WARP / LPC) * COLS)", "SPLIT"],
                 "block": ["WARPS * WARP"]}],
@@ -14,7 +14,8 @@
     "WARPS": {"values": [2, 4, 8, 16], "default": 8},
     "SPLIT": {"values": [1, 2, 3, 4, 6, 8, 12, 16, 24, 32], "default": 1},
     "XT":    {"values": [256, 512, 1024, 2048], "default": 512},
-    "DEPTH": {"values": [1, 2, 3, 4], "default": 2}
+    "DEPTH": {"values": [1, 2, 3, 4], "default": 2},
+    "X16":   {"values": [0, 1], "default": 0}
   }
 }
 */
@@ -53,9 +54,60 @@ KOPT_INLINE int lanes_piece(int k) {
   return block * 4 * LPC + (in % 4) * LPC + in / 4;
 }
 
+// X16: a chunk of 16 values of a row of x as 16-bit fixed point, X =
+// rint(x * up), up = 2^(15 - E) * F with E the exponent of the chunk's
+// largest |x| (largest < 2^E) and F = 32767 / 32768, so |X| <= 32767 and
+// each x is off by at most 2^-15 / F of the largest. Its words are X's pairs
+// in k order, the first four in `first`, the last four in `second`; `unit`
+// holds 1 / up and, as an int's bits, -128 times the chunk's sum of X (the
+// dot's start, cancelling the bias of the weight bytes). A chunk's dot is at
+// most 16 * 32767 * 255 in size: exact in an int32. A chunk whose largest
+// value is below 2^-100 counts as zeros, so up stays a normal float (a bf16
+// x can be that small; such a chunk adds under 2^-90 of a weight to y).
+KOPT_INLINE void lanes_fixed_chunk(const uint4* h, uint4* first, uint4* second, float2* unit) {
+  float v[16];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const __half2* pair = reinterpret_cast<const __half2*>(&h[i]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = KOPT_X_PAIR(pair[e]);
+      v[8 * i + 2 * e] = f.x;
+      v[8 * i + 2 * e + 1] = f.y;
+    }
+  }
+  float largest = 0.f;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) largest = fmaxf(largest, fabsf(v[i]));
+  const int E = (int)(__float_as_uint(largest) >> 23) - 126;
+  const bool nonzero = largest >= __uint_as_float(27u << 23);  // 2^-100
+  const float up = nonzero ? __uint_as_float((kopt_u32)(127 + 15 - E) << 23) * (32767.f / 32768.f) : 0.f;
+  const float down = nonzero ? __uint_as_float((kopt_u32)(127 - 15 + E) << 23) * (32768.f / 32767.f) : 0.f;
+  // rint(x * up) in one FMA: x * up + 1.5 * 2^23 rounds to an integer whose
+  // float's low bits hold X in two's complement (|X| < 2^15 leaves the
+  // exponent alone), so the bits summed less 16 magic numbers are the sum.
+  constexpr float kMagic = 12582912.f;  // 1.5 * 2^23
+  kopt_u32 bits[16], summed = 0u;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    bits[i] = __float_as_uint(fmaf(v[i], up, kMagic));
+    summed += bits[i];
+  }
+  const int sum = (int)(summed - 16u * __float_as_uint(kMagic));
+  kopt_u32 words[8];
+#pragma unroll
+  for (int m = 0; m < 8; ++m) words[m] = __byte_perm(bits[2 * m], bits[2 * m + 1], 0x5410u);
+  *first = make_uint4(words[0], words[1], words[2], words[3]);
+  *second = make_uint4(words[4], words[5], words[6], words[7]);
+  *unit = make_float2(down, __int_as_float(-128 * sum));
+}
+
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
                                                                float* __restrict__ y, float* __restrict__ ws, int K, int N, int M) {
-  __shared__ float4 stage[MR][XT / 4];
+  // x of the stage: fp32, or (X16) fixed point a chunk of 16 and its unit.
+  __shared__ float4 stage[X16 ? 1 : MR][X16 ? 1 : XT / 4];
+  __shared__ uint4 fixed[X16 ? MR : 1][2][X16 ? XT / 16 : 1];
+  __shared__ float2 units[X16 ? MR : 1][X16 ? XT / 16 : 1];
   // A group's lanes are LANES_GROUPS apart, so the lanes that read the same
   // piece of x (one of each group) are adjacent: a warp's read then costs
   // shared memory about half the time of the same pieces repeated in every
@@ -93,7 +145,25 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
       if (d < nsteps) load(ring[d], k0, d);
     __syncthreads();  // the last stage's reads are done
     // x: each thread's loads of a round requested before any is stored.
-    constexpr int TOTAL = MR * (XT / 4), ROUND = 4;
+    constexpr int CHUNKS = X16 ? MR * (XT / 16) : 0, CHUNK_ROUND = 2;
+    for (int i0 = threadIdx.x; i0 < CHUNKS; i0 += CHUNK_ROUND * (int)blockDim.x) {
+      uint4 h[CHUNK_ROUND][2];
+#pragma unroll
+      for (int b = 0; b < CHUNK_ROUND; ++b) {
+        const int i = i0 + b * blockDim.x, r = i / (XT / 16), k = 16 * (i % (XT / 16));
+        const bool live = i < CHUNKS && r < M && k < len;  // len is whole chunks
+        const uint4* from = reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + k0 + k);
+        h[b][0] = live ? from[0] : make_uint4(0u, 0u, 0u, 0u);
+        h[b][1] = live ? from[1] : make_uint4(0u, 0u, 0u, 0u);
+      }
+#pragma unroll
+      for (int b = 0; b < CHUNK_ROUND; ++b) {
+        const int i = i0 + b * blockDim.x, r = i / (XT / 16), c = i % (XT / 16);
+        if (i >= CHUNKS) break;
+        lanes_fixed_chunk(h[b], &fixed[r][0][c], &fixed[r][1][c], &units[r][c]);
+      }
+    }
+    constexpr int TOTAL = X16 ? 0 : MR * (XT / 4), ROUND = 4;
     for (int i0 = threadIdx.x; i0 < TOTAL; i0 += ROUND * (int)blockDim.x) {
       uint2 h[ROUND];
 #pragma unroll
@@ -121,6 +191,38 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
         for (int j = 0; j < COLS; ++j) q[j] = ring[d][j];
         if (step + DEPTH < nsteps) load(ring[d], k0, step + DEPTH);
         const int k = (member + step * LPC) * 16;
+        if (X16) {
+          // Weight word i (k = 4i .. 4i + 3) meets x's words 2i (dp2a's
+          // low bytes) and 2i + 1 (its high bytes).
+          kopt_u32 biased[COLS][4];
+#pragma unroll
+          for (int j = 0; j < COLS; ++j) {
+            biased[j][0] = q[j].x ^ 0x80808080u;
+            biased[j][1] = q[j].y ^ 0x80808080u;
+            biased[j][2] = q[j].z ^ 0x80808080u;
+            biased[j][3] = q[j].w ^ 0x80808080u;
+          }
+          const int c = k / 16;
+#pragma unroll
+          for (int r = 0; r < MR; ++r) {
+            const uint4 a = fixed[r][0][c], b = fixed[r][1][c];
+            const float2 u = units[r][c];
+#pragma unroll
+            for (int j = 0; j < COLS; ++j) {
+              int d = __float_as_int(u.y);
+              d = kopt_dot2_s16u8_lo((int)a.x, biased[j][0], d);
+              d = kopt_dot2_s16u8_hi((int)a.y, biased[j][0], d);
+              d = kopt_dot2_s16u8_lo((int)a.z, biased[j][1], d);
+              d = kopt_dot2_s16u8_hi((int)a.w, biased[j][1], d);
+              d = kopt_dot2_s16u8_lo((int)b.x, biased[j][2], d);
+              d = kopt_dot2_s16u8_hi((int)b.y, biased[j][2], d);
+              d = kopt_dot2_s16u8_lo((int)b.z, biased[j][3], d);
+              d = kopt_dot2_s16u8_hi((int)b.w, biased[j][3], d);
+              acc[r][j] = fmaf(u.x, (float)d, acc[r][j]);
+            }
+          }
+          continue;
+        }
 #pragma unroll
         for (int part = 0; part < 4; ++part) {
           float f[COLS][4];

@@ -35,7 +35,13 @@ TEST(W8a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         // registers than gfx906 has for them, and the contract says so).
         {{"MR", 8}, {"COLS", 2}, {"LPC", 8}, {"SPLIT", 8}},
         {{"MR", 16}, {"COLS", 2}, {"LPC", 8}, {"DEPTH", 1}, {"XT", 512}},
-        {{"MR", 16}, {"COLS", 1}, {"LPC", 16}, {"DEPTH", 4}, {"WARPS", 4}}}}};
+        {{"MR", 16}, {"COLS", 1}, {"LPC", 16}, {"DEPTH", 4}, {"WARPS", 4}},
+        // Integer dots (X16) at the same kinds of corners.
+        {{"X16", 1}},
+        {{"X16", 1}, {"MR", 16}, {"COLS", 4}, {"LPC", 1}, {"XT", 512}},
+        {{"X16", 1}, {"MR", 2}, {"COLS", 1}, {"LPC", 32}, {"WARPS", 16}, {"XT", 2048}},
+        {{"X16", 1}, {"MR", 8}, {"COLS", 2}, {"LPC", 8}, {"SPLIT", 8}},
+        {{"X16", 1}, {"MR", 16}, {"COLS", 2}, {"LPC", 8}, {"DEPTH", 1}, {"XT", 512}}}}};
   // And the library's builds (kopt_w8a16_lanes) on both warp sizes.
   for (long long bucket : kKoptW8a16Buckets)
     for (long long warp : {32, 64}) {
@@ -45,7 +51,8 @@ TEST(W8a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
                                 {"LPC", p.lanes},
                                 {"WARPS", p.warps},
                                 {"XT", p.xt},
-                                {"DEPTH", p.depth}});
+                                {"DEPTH", p.depth},
+                                {"X16", p.x16}});
     }
   test::expect_seeds_compile_without_scratch(*find_problem(w8a16_batch::kId), knobs,
                                              w8a16_batch::shape(1, 7168, 9216));
@@ -80,6 +87,7 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
                                        {"WARPS", p.warps},
                                        {"XT", p.xt},
                                        {"DEPTH", p.depth},
+                                       {"X16", p.x16},
                                        {"SPLIT", l.grid_y}},
                                       &c)
                           .ok())
