@@ -221,21 +221,21 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemm(const __half* __
               acc[r][j] = fmaf(u.x, (float)d, acc[r][j]);
             }
           }
-          continue;
-        }
+        } else {
 #pragma unroll
-        for (int part = 0; part < 4; ++part) {
-          float f[COLS][4];
-#pragma unroll
-          for (int j = 0; j < COLS; ++j)
-            lanes_weights(part == 0 ? q[j].x : part == 1 ? q[j].y : part == 2 ? q[j].z : q[j].w, f[j]);
-          const int at = lanes_piece(k + 4 * part);
-#pragma unroll
-          for (int r = 0; r < MR; ++r) {
-            const float4 v = stage[r][at];
+          for (int part = 0; part < 4; ++part) {
+            float f[COLS][4];
 #pragma unroll
             for (int j = 0; j < COLS; ++j)
-              acc[r][j] = fmaf(v.w, f[j][3], fmaf(v.z, f[j][2], fmaf(v.y, f[j][1], fmaf(v.x, f[j][0], acc[r][j]))));
+              lanes_weights(part == 0 ? q[j].x : part == 1 ? q[j].y : part == 2 ? q[j].z : q[j].w, f[j]);
+            const int at = lanes_piece(k + 4 * part);
+#pragma unroll
+            for (int r = 0; r < MR; ++r) {
+              const float4 v = stage[r][at];
+#pragma unroll
+              for (int j = 0; j < COLS; ++j)
+                acc[r][j] = fmaf(v.w, f[j][3], fmaf(v.z, f[j][2], fmaf(v.y, f[j][1], fmaf(v.x, f[j][0], acc[r][j]))));
+            }
           }
         }
       }
