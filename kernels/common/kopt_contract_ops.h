@@ -10,11 +10,25 @@ constexpr long long kopt_align(long long a, long long b) { return kopt_cdiv(a, b
 constexpr long long kopt_min(long long a, long long b) { return a < b ? a : b; }
 constexpr long long kopt_max(long long a, long long b) { return a > b ? a : b; }
 
-// The smallest of `buckets` (ascending) that holds `rows` rows; 0 past the
-// largest: the row bucket both libraries' batched kernels pick for a call.
+// The index in `buckets` (ascending) of the smallest that holds `rows`
+// rows; -1 past the largest: the row bucket both libraries' batched kernels
+// pick for a call.
+template <std::size_t Count>
+constexpr int kopt_bucket_index(const int (&buckets)[Count], long long rows) {
+  for (std::size_t i = 0; i < Count; ++i)
+    if (rows <= buckets[i]) return static_cast<int>(i);
+  return -1;
+}
+
+// That bucket's rows; 0 past the largest.
 template <std::size_t Count>
 constexpr long long kopt_smallest_bucket(const int (&buckets)[Count], long long rows) {
-  for (const int bucket : buckets)
-    if (rows <= bucket) return bucket;
-  return 0;
+  const int i = kopt_bucket_index(buckets, rows);
+  return i < 0 ? 0 : buckets[i];
+}
+
+// The most rows one launch of `buckets`' builds takes.
+template <std::size_t Count>
+constexpr int kopt_largest_bucket(const int (&buckets)[Count]) {
+  return buckets[Count - 1];
 }

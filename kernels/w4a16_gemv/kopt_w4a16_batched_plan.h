@@ -11,7 +11,7 @@
 // (rows past M computed on zeros and not written); more than the largest
 // bucket the device serves runs in blocks of it.
 constexpr int kKoptBatchedBuckets[] = {2, 4, 8, 16};
-constexpr int kKoptBatchedMaxRows = 16;
+constexpr int kKoptBatchedMaxRows = kopt_largest_bucket(kKoptBatchedBuckets);
 // Fewer rows run one by one on the batch-1 kernels. Measured on an H100 with
 // the library's example (2026-11-26, PERFORMANCE.md): 3 rows on the 4-row
 // bucket beat three batch-1 calls on all six shapes (7168x9216: 33.2 against
@@ -223,7 +223,7 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
 // H100 (2026-11-26, PERFORMANCE.md): faster than klanes at M = 2 and 4 on
 // most contest shapes, and at M = 2 than two batch-1 calls on all of them.
 constexpr int kKoptXrowsBuckets[] = {2, 4};
-constexpr int kKoptXrowsMaxRows = 4;
+constexpr int kKoptXrowsMaxRows = kopt_largest_bucket(kKoptXrowsBuckets);
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
 // The seed's parameters in the library: ROWS columns per lane group (4,

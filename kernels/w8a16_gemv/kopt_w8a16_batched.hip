@@ -108,11 +108,9 @@ bool KoptW8a16Batched::native(int x_dtype, int y_dtype) const {
 hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x, int x_dtype,
                                   void* y, int y_dtype, hipStream_t stream) const {
   const int io = kopt_native_io(x_dtype, y_dtype);
-  const long long bucket = kopt_smallest_bucket(kKoptW8a16Buckets, rows);
-  if (io < 0 || bucket == 0) return hipErrorInvalidValue;
-  int i = 0;
-  while (kKoptW8a16Buckets[i] != bucket) ++i;
-  return kLanesCalls[i][io](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
+  const int bucket = kopt_bucket_index(kKoptW8a16Buckets, rows);
+  if (io < 0 || bucket < 0) return hipErrorInvalidValue;
+  return kLanesCalls[bucket][io](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
                             workspace, stream);
 }
 

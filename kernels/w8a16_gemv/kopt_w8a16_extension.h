@@ -9,7 +9,7 @@
 
 #if KOPT_HOST_PASS
 struct KoptW8a16Batched {
-  static constexpr int kMaxRows = static_cast<int>(kKoptW8a16MaxRows);
+  static constexpr int kMaxRows = kKoptW8a16MaxRows;
 
   bool serves = false;  // the weights stay canonical and K is a multiple of 16
   float* workspace = nullptr;

@@ -122,6 +122,10 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 3), 4);
   EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 16), 16);
   EXPECT_EQ(kopt_smallest_bucket(kKoptW8a16Buckets, 17), 0);
+  EXPECT_EQ(kopt_bucket_index(kKoptW8a16Buckets, 1), 0);
+  EXPECT_EQ(kopt_bucket_index(kKoptW8a16Buckets, 9), 3);
+  EXPECT_EQ(kopt_bucket_index(kKoptW8a16Buckets, 17), -1);
+  EXPECT_EQ(kKoptW8a16MaxRows, 16);
   EXPECT_FALSE(kopt_w8a16_batched_supported(4095));
 }
 
