@@ -134,7 +134,6 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
     // All ones: NaN in every dtype, so an element not written fails.
     GPU(hipMemcpy(dy, std::vector<unsigned char>(y_bytes, 0xFF).data(), y_bytes,
                   hipMemcpyHostToDevice));
-
     if (!lib.check(lib.gemv(handles[c], dx, dy, stream), "gemv")) return false;
     GPU(hipStreamSynchronize(stream));
     GPU(hipMemcpy(y.data(), dy, y_bytes, hipMemcpyDeviceToHost));
