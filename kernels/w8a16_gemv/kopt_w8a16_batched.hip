@@ -10,43 +10,15 @@
 #include "kopt_prelude.h"
 #include "kopt_w8a16_internal.h"
 
-// Each bucket in each dtype pair of kKoptNativeIo.
-#define KOPT_LANES_ROWS 2
-#define KOPT_LANES_IO 0
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 2
-#define KOPT_LANES_IO 1
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 2
-#define KOPT_LANES_IO 2
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 4
-#define KOPT_LANES_IO 0
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 4
-#define KOPT_LANES_IO 1
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 4
-#define KOPT_LANES_IO 2
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 8
-#define KOPT_LANES_IO 0
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 8
-#define KOPT_LANES_IO 1
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 8
-#define KOPT_LANES_IO 2
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 16
-#define KOPT_LANES_IO 0
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 16
-#define KOPT_LANES_IO 1
-#include "kopt_w8a16_lanes_instance.inc"
-#define KOPT_LANES_ROWS 16
-#define KOPT_LANES_IO 2
-#include "kopt_w8a16_lanes_instance.inc"
+// Each bucket, in each dtype pair of kKoptNativeIo.
+#define KOPT_LANES_BUCKET 2
+#include "kopt_w8a16_lanes_pairs.inc"
+#define KOPT_LANES_BUCKET 4
+#include "kopt_w8a16_lanes_pairs.inc"
+#define KOPT_LANES_BUCKET 8
+#include "kopt_w8a16_lanes_pairs.inc"
+#define KOPT_LANES_BUCKET 16
+#include "kopt_w8a16_lanes_pairs.inc"
 
 #if KOPT_HOST_PASS
 namespace {
@@ -93,8 +65,8 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 }
 
 // From two rows, up to the largest bucket at once (the weights read once per
-// block): on the contest shapes two rows in one call took 0.62 to 1.09 times
-// two batch-1 calls, 0.77 summed (PERFORMANCE.md, 2026-11-29, H200).
+// block): on the contest shapes two rows in one call took 0.57 to 0.81 times
+// two batch-1 calls, 0.66 summed (PERFORMANCE.md, 2026-11-29, H200).
 int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining) const {
   if (!serves || remaining < 2) return 0;
   return std::min(remaining, kMaxRows);
