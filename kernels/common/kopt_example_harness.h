@@ -80,6 +80,14 @@ inline bool kopt_example_open_device(int* l2_bytes, hipStream_t* stream) {
   return true;
 }
 
+// A bf16's value from its bits: the upper half of an fp32.
+inline float kopt_example_bf16_value(unsigned short bits) {
+  const unsigned word = static_cast<unsigned>(bits) << 16;
+  float v;
+  std::memcpy(&v, &word, 4);
+  return v;
+}
+
 // Element i of y as the library wrote it in `dtype` (lib.y_dtype).
 inline double kopt_example_y_at(const std::vector<unsigned char>& y, size_t i, int dtype) {
   if (dtype == 0) {
@@ -94,10 +102,7 @@ inline double kopt_example_y_at(const std::vector<unsigned char>& y, size_t i, i
     raw.x = bits;
     return __half2float(__half(raw));
   }
-  const unsigned word = static_cast<unsigned>(bits) << 16;  // bf16: the upper half of an fp32
-  float v;
-  std::memcpy(&v, &word, 4);
-  return v;
+  return kopt_example_bf16_value(bits);
 }
 
 // One shape: x (M rows of K 16-bit values in the dtype the library's call

@@ -55,10 +55,7 @@ __half x_bits(float v, int dtype) {
 }
 double x_value(__half h, int dtype) {
   if (dtype == KOPT_W8A16_F16) return __half2float(h);
-  const unsigned u = static_cast<unsigned>(static_cast<__half_raw>(h).x) << 16;
-  float v;
-  std::memcpy(&v, &u, 4);
-  return v;
+  return kopt_example_bf16_value(static_cast<__half_raw>(h).x);
 }
 
 // Returns false when the shape fails the accuracy check at `rows` rows of x.
