@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@
 
 namespace kopt {
 namespace {
+
+// The lanes seed's knobs for a build of the library (kopt_w8a16_lanes).
+std::map<std::string, int64_t> lanes_knobs(const KoptW8a16Lanes& p) {
+  return {{"MR", p.rows}, {"COLS", p.cols},   {"LPC", p.lanes}, {"WARPS", p.warps},
+          {"XT", p.xt},   {"DEPTH", p.depth}, {"X16", p.x16}};
+}
 
 TEST(W8a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
   (void)test::w4a16_problem();  // the problems are registered
@@ -46,13 +53,7 @@ TEST(W8a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
   for (long long bucket : kKoptW8a16Buckets)
     for (long long warp : {32, 64}) {
       const KoptW8a16Lanes p = kopt_w8a16_lanes(bucket, warp);
-      knobs["lanes"].push_back({{"MR", p.rows},
-                                {"COLS", p.cols},
-                                {"LPC", p.lanes},
-                                {"WARPS", p.warps},
-                                {"XT", p.xt},
-                                {"DEPTH", p.depth},
-                                {"X16", p.x16}});
+      knobs["lanes"].push_back(lanes_knobs(p));
     }
   test::expect_seeds_compile_without_scratch(*find_problem(w8a16_batch::kId), knobs,
                                              w8a16_batch::shape(1, 7168, 9216));
@@ -79,18 +80,10 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
         for (int64_t M : {bucket / 2 + 1, bucket}) {
           const KoptW8a16Lanes p = kopt_w8a16_lanes(bucket, limits.warp);
           const KoptW8a16Launch l = kopt_w8a16_launch(p, M, K, N, limits.warp, limits.sms);
+          std::map<std::string, int64_t> knobs = lanes_knobs(p);
+          knobs["SPLIT"] = l.grid_y;
           Candidate c;
-          ASSERT_TRUE(parse_candidate(lanes->source,
-                                      {{"MR", p.rows},
-                                       {"COLS", p.cols},
-                                       {"LPC", p.lanes},
-                                       {"WARPS", p.warps},
-                                       {"XT", p.xt},
-                                       {"DEPTH", p.depth},
-                                       {"X16", p.x16},
-                                       {"SPLIT", l.grid_y}},
-                                      &c)
-                          .ok())
+          ASSERT_TRUE(parse_candidate(lanes->source, knobs, &c).ok())
               << "the library's split " << l.grid_y << " is not a value of the seed's SPLIT";
           LaunchPlan plan;
           ASSERT_TRUE(plan_launches(c, w8a16_batch::shape(M, K, N), limits, &plan).ok());
