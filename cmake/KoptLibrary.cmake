@@ -7,6 +7,10 @@
 #   <name>          the static library: the generated C API, the generated
 #                   kernels and GPU_SOURCES
 #   <name>_example  the problem's example (example/example.cpp), if it has one
+#   <name>_shared   with PYTHON: the same library as a shared object in
+#                   BUILD/python/<name>/, beside the package's Python files
+#                   (python/<name>/__init__.py and kernels/common/python/
+#                   _core.py, which every binding shares): PYTHONPATH=BUILD/python
 # and installs the library, its header (and EXTRA_HEADER) and a CMake package
 # (find_package(<name> <major>.<minor>)).
 #
@@ -15,12 +19,13 @@
 #                                   dispatch table (kernels/common/kopt_library.h)
 #     [EXTRA_HEADER <file>]         public declarations the library adds,
 #                                   included at the end of its header
-#     [HOST_SOURCES ...] [GPU_SOURCES ...] [PRIVATE_INCLUDES ...])
+#     [HOST_SOURCES ...] [GPU_SOURCES ...] [PRIVATE_INCLUDES ...]
+#     [PYTHON])                     the Python binding (above)
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 function(kopt_problem_library)
-  cmake_parse_arguments(ARG "" "VERSION;EXTRA_HEADER" "EXTENSION;HOST_SOURCES;GPU_SOURCES;PRIVATE_INCLUDES" ${ARGN})
+  cmake_parse_arguments(ARG "PYTHON" "VERSION;EXTRA_HEADER" "EXTENSION;HOST_SOURCES;GPU_SOURCES;PRIVATE_INCLUDES" ${ARGN})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
   if(NOT EXISTS ${dir}/generated/library.cmake)
     message(FATAL_ERROR "${dir}/generated/library.cmake is missing: run kopt export for the problem")
@@ -95,9 +100,26 @@ function(kopt_problem_library)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${name}Config.cmake
                 ${CMAKE_CURRENT_BINARY_DIR}/${name}ConfigVersion.cmake
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/${name} COMPONENT library)
-  # For the callers: the generated C API's folder, and its sources (a shared
-  # build of the same library, e.g. for a Python binding).
-  set(KOPT_LIBRARY_API_DIR ${out} PARENT_SCOPE)
-  set(KOPT_LIBRARY_SOURCES ${out}/${name}_api.cpp ${out}/${name}_errors.cpp ${ARG_GPU_SOURCES}
-                           ${ARG_HOST_SOURCES} ${kernels} PARENT_SCOPE)
+
+  if(ARG_PYTHON)
+    # The static library's objects (position-independent: kernels, C API)
+    # linked whole into a shared object that ctypes loads, so no kernel is
+    # compiled twice; the host part (the last error, the importers, which
+    # nothing in the kernel library calls) compiled in, so every C function
+    # is there. (The host archive itself cannot be linked whole: the kernel
+    # library already links it as a plain archive.)
+    add_library(${name}_shared SHARED ${out}/${name}_errors.cpp ${ARG_HOST_SOURCES})
+    target_include_directories(${name}_shared PRIVATE ${out})
+    target_compile_features(${name}_shared PRIVATE cxx_std_17)
+    target_link_libraries(${name}_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}>")
+    set(package ${PROJECT_BINARY_DIR}/python/${name})
+    set_target_properties(${name}_shared PROPERTIES OUTPUT_NAME ${name} LIBRARY_OUTPUT_DIRECTORY ${package}
+                                                    VERSION ${ARG_VERSION})
+    add_custom_command(TARGET ${name}_shared POST_BUILD
+                       COMMAND ${CMAKE_COMMAND} -E copy ${dir}/python/${name}/__init__.py
+                               ${PROJECT_SOURCE_DIR}/kernels/common/python/_core.py ${package}/)
+    # Its own component: the library package (C/C++) does not need it, and a
+    # build of the examples alone does not build it.
+    install(TARGETS ${name}_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT python OPTIONAL)
+  endif()
 endfunction()

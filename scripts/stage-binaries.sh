@@ -9,11 +9,13 @@ for b in kopt kopt-worker kopt_tests kopt_w4a16_example kopt_w8a16_example; do
   [ -x "$build/$b" ] && strip -o ".device/$b" "$build/$b"
 done
 
-# The Python binding: the package and the shared library beside it
+# The Python bindings: each package and the shared library beside it
 # (PYTHONPATH=.device/python on the GPU machine).
-if [ -f "$build/python/kopt_w4a16/libkopt_w4a16.so" ]; then
-  mkdir -p .device/python/kopt_w4a16
-  cp kernels/w4a16_gemv/python/kopt_w4a16/__init__.py .device/python/kopt_w4a16/
-  strip -o .device/python/kopt_w4a16/libkopt_w4a16.so "$build/python/kopt_w4a16/libkopt_w4a16.so"
-fi
+for name in kopt_w4a16 kopt_w8a16; do
+  if [ -f "$build/python/$name/lib$name.so" ]; then
+    mkdir -p ".device/python/$name"
+    cp "$build/python/$name/__init__.py" "$build/python/$name/_core.py" ".device/python/$name/"
+    strip -o ".device/python/$name/lib$name.so" "$build/python/$name/lib$name.so"
+  fi
+done
 ls -la .device

@@ -1,0 +1,63 @@
+// kopt_w8a16_dequantize (include/kopt_w8a16_extras.h): the canonical int8
+// weights as fp16 or bf16 on the GPU. Compiled as CUDA (NVIDIA) or HIP
+// (AMD); depends on the GPU runtime only.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "kopt_w8a16_internal.h"
+
+// One thread a pair of weights (k, k + 1) of the rows n = blockIdx.y,
+// + gridDim.y, ...: w = s·q in fp32, rounded once into out [N][K]. K is any
+// length: a row's last weight pairs with nothing where K is odd.
+__global__ void kopt_w8a16_dequantize_kernel(const signed char* q, const __half* scales, void* out,
+                                             int dtype, int K, int N) {
+  const int k = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
+  if (k >= K) return;
+  auto* to = static_cast<unsigned short*>(out);
+  for (int n = blockIdx.y; n < N; n += gridDim.y) {
+    const size_t at = static_cast<size_t>(n) * K + k;
+    const float s = __half2float(scales[n]);
+    const float lo = s * static_cast<float>(q[at]);
+    const float hi = k + 1 < K ? s * static_cast<float>(q[at + 1]) : 0.f;
+    const unsigned pair = kopt_library_half2_bits(lo, hi, dtype);
+    to[at] = static_cast<unsigned short>(pair);
+    if (k + 1 < K) to[at + 1] = static_cast<unsigned short>(pair >> 16);
+  }
+}
+
+#if KOPT_HOST_PASS
+extern "C" {
+
+int kopt_w8a16_dequantize(const kopt_w8a16_weights* w, void* out, int out_dtype, void* stream) {
+  if (!w || !out) return kopt_w8a16_fail(KOPT_W8A16_INVALID_ARGUMENT, "null pointer");
+  if (out_dtype != KOPT_W8A16_F16 && out_dtype != KOPT_W8A16_BF16)
+    return kopt_w8a16_fail(
+        KOPT_W8A16_INVALID_ARGUMENT,
+        "out must be fp16 (1) or bf16 (2); got dtype " + std::to_string(out_dtype));
+  if (reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    return kopt_w8a16_fail(KOPT_W8A16_INVALID_ARGUMENT, "out must be 16-byte aligned");
+  if (!w->entry || w->entry->has_relayout)
+    return kopt_w8a16_fail(KOPT_W8A16_NO_KERNEL,
+                           "these weights are in their kernel's own layout, which the "
+                           "dequantiser does not read: " +
+                               w->description);
+  const KoptShapeArgs& a = w->args;
+  // The canonical blob: q int8 [N][K], then the scales fp16 [N] from the
+  // next 256-byte boundary (the problem's layout, kopt_w8_scales).
+  const size_t q_bytes = static_cast<size_t>(a.N) * a.K;
+  const auto* scales = reinterpret_cast<const __half*>(w->weights + (q_bytes + 255) / 256 * 256);
+  // Threads over a row's pairs, blocks over rows (at most 65535: the rest
+  // in turn).
+  const dim3 grid(static_cast<unsigned>((a.K / 2 + 1 + 255) / 256),
+                  static_cast<unsigned>(std::min<long long>(a.N, 65535)));
+  kopt_w8a16_dequantize_kernel<<<grid, 256, 0, static_cast<hipStream_t>(stream)>>>(
+      reinterpret_cast<const signed char*>(w->weights), scales, out, out_dtype,
+      static_cast<int>(a.K), static_cast<int>(a.N));
+  const hipError_t e = hipGetLastError();
+  return e == hipSuccess ? KOPT_W8A16_OK
+                         : kopt_w8a16_record(kopt_gpu_error(e, "dequantize launch"));
+}
+
+}  // extern "C"
+#endif  // KOPT_HOST_PASS
