@@ -7,22 +7,36 @@
 
 #include "kopt_w8a16_internal.h"
 
-// One thread a pair of weights (k, k + 1) of the rows n = blockIdx.y,
-// + gridDim.y, ...: w = s·q in fp32, rounded once into out [N][K]. K is any
-// length: a row's last weight pairs with nothing where K is odd.
+// One thread eight weights k .. k + 7 of the rows n = blockIdx.y,
+// + gridDim.y, ...: w = s·q in fp32, rounded once into out [N][K]. Where K
+// is a multiple of 8 the eight are one 8-byte load and one 16-byte store (a
+// warp's 512 contiguous bytes of out; one weight at a time took 103 us for
+// 4096x14336 on an H200, 1.7 TB/s); otherwise one at a time, the row's last
+// thread stopping at K.
 __global__ void kopt_w8a16_dequantize_kernel(const signed char* q, const __half* scales, void* out,
                                              int dtype, int K, int N) {
-  const int k = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
+  const int k = (blockIdx.x * blockDim.x + threadIdx.x) * 8;
   if (k >= K) return;
   auto* to = static_cast<unsigned short*>(out);
   for (int n = blockIdx.y; n < N; n += gridDim.y) {
     const size_t at = static_cast<size_t>(n) * K + k;
     const float s = __half2float(scales[n]);
-    const float lo = s * static_cast<float>(q[at]);
-    const float hi = k + 1 < K ? s * static_cast<float>(q[at + 1]) : 0.f;
-    const unsigned pair = kopt_library_half2_bits(lo, hi, dtype);
-    to[at] = static_cast<unsigned short>(pair);
-    if (k + 1 < K) to[at + 1] = static_cast<unsigned short>(pair >> 16);
+    if (K % 8 == 0) {
+      const uint2 bytes = *reinterpret_cast<const uint2*>(q + at);
+      auto weight = [&](int e) {  // k + e: byte e % 4 of word e / 4, signed
+        const unsigned word = e < 4 ? bytes.x : bytes.y;
+        return s * static_cast<float>(static_cast<signed char>(word >> (8 * (e % 4))));
+      };
+      unsigned pairs[4];
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+        pairs[p] = kopt_library_half2_bits(weight(2 * p), weight(2 * p + 1), dtype);
+      *reinterpret_cast<uint4*>(to + at) = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+      continue;
+    }
+    for (int e = 0; e < 8 && k + e < K; ++e)
+      to[at + e] = static_cast<unsigned short>(
+          kopt_library_half2_bits(s * static_cast<float>(q[at + e]), 0.f, dtype));
   }
 }
 
@@ -47,9 +61,9 @@ int kopt_w8a16_dequantize(const kopt_w8a16_weights* w, void* out, int out_dtype,
   // next 256-byte boundary (the problem's layout, kopt_w8_scales).
   const size_t q_bytes = static_cast<size_t>(a.N) * a.K;
   const auto* scales = reinterpret_cast<const __half*>(w->weights + (q_bytes + 255) / 256 * 256);
-  // Threads over a row's pairs, blocks over rows (at most 65535: the rest
+  // Threads over a row's eights, blocks over rows (at most 65535: the rest
   // in turn).
-  const dim3 grid(static_cast<unsigned>((a.K / 2 + 1 + 255) / 256),
+  const dim3 grid(static_cast<unsigned>((a.K + 8 * 256 - 1) / (8 * 256)),
                   static_cast<unsigned>(std::min<long long>(a.N, 65535)));
   kopt_w8a16_dequantize_kernel<<<grid, 256, 0, static_cast<hipStream_t>(stream)>>>(
       reinterpret_cast<const signed char*>(w->weights), scales, out, out_dtype,
