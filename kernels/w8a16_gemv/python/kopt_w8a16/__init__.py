@@ -25,9 +25,12 @@ from ._core import KoptError
 
 __all__ = ["KoptError", "KoptLinear", "quantize_per_channel", "devices", "library_path", "GEMM_ROWS"]
 
-# KoptLinear's default gemm_rows: from this many rows one GEMM on the
-# dequantised weights beats the batched kernels (on an H200, PERFORMANCE.md).
-GEMM_ROWS = 32
+# KoptLinear's default gemm_rows: past the largest bucket of the batched
+# kernels (16 rows) one GEMM on the dequantised weights is faster. Measured
+# on an H200 (PERFORMANCE.md, 2026-11-29), µs at 16 and 20 rows against the
+# GEMM path: 4096x14336 63.7 and 94.4 against 84.9, 7168x9216 74.7 and
+# 108.6 against 96.9.
+GEMM_ROWS = 17
 FP16_MAX = 65504.0
 
 
