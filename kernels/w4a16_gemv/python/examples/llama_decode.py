@@ -4,18 +4,22 @@ integrator reads first.
 Builds a Llama with Llama-3-8B's layer sizes and a few layers from its
 config (random weights: nothing is downloaded), quantises every linear layer
 of the decoder to int4 (asymmetric, group size G) and packs it as AutoAWQ's
-GEMM layout, then compares three copies of the same model:
+GEMM layout (--bits 8: to int8 with a scale per output channel), then
+compares three copies of the same model:
   kopt   the linear layers replaced by kopt_w4a16.KoptLinear (from the AWQ tensors;
-         from 32 rows, a prefill's, one GEMM on the weights dequantised per call)
+         from 32 rows, a prefill's, one GEMM on the weights dequantised per call),
+         or with --bits 8 kopt_w8a16.KoptLinear (from the int8 weights and scales;
+         the GEMM from 17 rows)
   ref    the same model on the dequantised weights in bf16 (cuBLAS)
-  int4   PyTorch's int4 weight-only path (torch._weight_int4pack_mm) on the same shapes
+  int4   PyTorch's int4 weight-only path (torch._weight_int4pack_mm) on the same shapes,
+         or with --bits 8 its int8 weight-only path (torch._weight_int8pack_mm)
 The logits of kopt and ref are compared step by step on the same tokens
 (greedy decoding by ref, fed to both); decode steps are timed at each batch M
 of --batches (one token per sequence per step, a KV cache), and a prefill of
 --prefill tokens of one sequence (every linear layer then sees that many rows).
 
-    PYTHONPATH=BUILD/python python3 llama_decode.py [--layers 4] [--group 128] [--steps 32]
-        [--batches 1,2,4,8,16] [--prefill 512]
+    PYTHONPATH=BUILD/python python3 llama_decode.py [--bits 4|8] [--layers 4] [--group 128]
+        [--steps 32] [--batches 1,2,4,8,16] [--prefill 512]
 
 Timing: each step is one model forward of one token per sequence, after
 warm-up, averaged over --steps with torch.cuda.synchronize around; it
@@ -24,8 +28,8 @@ The GPU time of a step is its kernels' durations summed by PyTorch's
 profiler over 8 steps (what a step costs once replayed from a CUDA graph, as
 engines decode). The prefill is one forward of the prompt without a cache,
 after one untimed, the median of five.
-The int4 path's codes are random (its values are not compared; its speed
-does not depend on them).
+The PyTorch paths' codes are random (their values are not compared; their
+speed does not depend on them).
 """
 import argparse
 import time
@@ -86,6 +90,20 @@ class TorchInt4Linear(torch.nn.Module):
     def forward(self, x):
         y = torch.ops.aten._weight_int4pack_mm(x.reshape(-1, x.shape[-1]), self.packed, self.group,
                                                self.scales_zeros)
+        return y.view(*x.shape[:-1], self.N)
+
+
+class TorchInt8Linear(torch.nn.Module):
+    """PyTorch's int8 weight-only kernel (int8 [N, K], a bf16 scale per channel) for one shape."""
+
+    def __init__(self, K, N):
+        super().__init__()
+        self.q = torch.randint(-128, 128, (N, K), dtype=torch.int8, device="cuda")
+        self.scales = torch.rand(N, device="cuda", dtype=torch.bfloat16) * 0.01
+        self.N = N
+
+    def forward(self, x):
+        y = torch._weight_int8pack_mm(x.reshape(-1, x.shape[-1]), self.q, self.scales)
         return y.view(*x.shape[:-1], self.N)
 
 
@@ -153,6 +171,8 @@ def time_prefill(model, tokens, repeats=5):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--bits", type=int, choices=(4, 8), default=4,
+                    help="4: kopt_w4a16 on AWQ int4; 8: kopt_w8a16 on int8 with a scale per channel")
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--group", type=int, default=128)
     ap.add_argument("--steps", type=int, default=32)
@@ -170,30 +190,43 @@ def main():
                          max_position_embeddings=8192, rope_theta=500000.0, rms_norm_eps=1e-5)
     with torch.device("cuda"):
         ref = LlamaForCausalLM(config).to(torch.bfloat16).eval()
+    if args.bits == 8:
+        import kopt_w8a16 as library
+        weights = "int8 with a scale per channel"
+    else:
+        library = kw
+        weights = f"int4 group {args.group}"
     print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}; Llama-3-8B layer sizes, "
-          f"{args.layers} layers, int4 group {args.group}; library: {kw.library_path()}")
+          f"{args.layers} layers, {weights}; library: {library.library_path()}")
 
-    # Quantise, keep the AWQ tensors for kopt, put the dequantised weights in ref.
+    # Quantise, keep the quantised tensors for kopt, put the dequantised weights in ref.
     # (in the order replace() visits the layers)
-    awq = []
+    quantised = []
     for layer in ref.model.layers:
         for parent in (layer.self_attn, layer.mlp):
             for name in LINEARS:
                 if hasattr(parent, name):
                     lin = getattr(parent, name)
-                    qweight, qzeros, scales, dequant = quantise_awq(lin.weight, args.group)
+                    if args.bits == 8:
+                        q, scales = library.quantize_per_channel(lin.weight)
+                        dequant = q.float() * scales.float()[:, None]
+                        quantised.append((q, scales))
+                    else:
+                        qweight, qzeros, scales, dequant = quantise_awq(lin.weight, args.group)
+                        quantised.append((qweight, qzeros, scales))
                     lin.weight.data = dequant.to(torch.bfloat16)
-                    awq.append((qweight, qzeros, scales))
 
     with torch.device("cuda"):
         kopt = LlamaForCausalLM(config).to(torch.bfloat16).eval()
     kopt.load_state_dict(ref.state_dict())
     kernels = set()
-    next_awq = iter(awq)
+    next_weights = iter(quantised)
 
     def to_kopt(lin):
-        qweight, qzeros, scales = next(next_awq)
-        layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, args.group)
+        if args.bits == 8:
+            layer = library.KoptLinear.from_int8(*next(next_weights))
+        else:
+            layer = kw.KoptLinear.from_awq(*next(next_weights), args.group)
         kernels.add(f"{layer.in_features}x{layer.out_features}: {layer.kernel[:60]}")
         return KoptProjection(layer)
 
@@ -218,10 +251,15 @@ def main():
           f"argmax equal on {agree} of {steps}")
 
     with torch.device("cuda"):
-        int4 = LlamaForCausalLM(config).to(torch.bfloat16).eval()
-    replace(int4, lambda lin: TorchInt4Linear(lin.in_features, lin.out_features, args.group))
+        peer = LlamaForCausalLM(config).to(torch.bfloat16).eval()
+    if args.bits == 8:
+        replace(peer, lambda lin: TorchInt8Linear(lin.in_features, lin.out_features))
+        peer_name = "PyTorch int8 (_weight_int8pack_mm)"
+    else:
+        replace(peer, lambda lin: TorchInt4Linear(lin.in_features, lin.out_features, args.group))
+        peer_name = "PyTorch int4 (_weight_int4pack_mm)"
     models = (("kopt (KoptLinear, bf16 in and out)", kopt),
-              ("PyTorch int4 (_weight_int4pack_mm)", int4),
+              (peer_name, peer),
               ("bf16 weights (cuBLAS)", ref))
     # A first decode of each model at each M, untimed: the first forwards of a
     # process pay for library loading and attention's autotuning.
