@@ -88,6 +88,45 @@ inline float kopt_example_bf16_value(unsigned short bits) {
   return v;
 }
 
+// The dtypes of x and y a call reads and writes (the C APIs' codes: 0 fp32,
+// 1 fp16, 2 bf16): fp16 and fp32 unless `--io X-Y` says otherwise.
+struct KoptExampleIo {
+  int x = 1, y = 0;
+};
+
+// `--io`'s pair: fp16-fp32, fp16-fp16, bf16-bf16 or bf16-fp32; false, said
+// on stderr, for any other.
+inline bool kopt_example_parse_io(const std::string& pair, KoptExampleIo* io) {
+  const struct {
+    const char* name;
+    KoptExampleIo io;
+  } pairs[] = {
+      {"fp16-fp32", {1, 0}}, {"fp16-fp16", {1, 1}}, {"bf16-bf16", {2, 2}}, {"bf16-fp32", {2, 0}}};
+  for (const auto& p : pairs)
+    if (pair == p.name) {
+      *io = p.io;
+      return true;
+    }
+  std::fprintf(stderr, "bad --io '%s' (expected fp16-fp32, fp16-fp16, bf16-bf16 or bf16-fp32)\n",
+               pair.c_str());
+  return false;
+}
+
+// v as x's 16 bits in `dtype` (fp16, or bf16 to nearest even by its bits),
+// and those bits' value.
+inline __half kopt_example_x_bits(float v, int dtype) {
+  if (dtype == 1) return __float2half(v);
+  unsigned u;
+  std::memcpy(&u, &v, 4);
+  __half_raw raw;
+  raw.x = static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  return __half(raw);
+}
+inline double kopt_example_x_value(__half h, int dtype) {
+  if (dtype == 1) return __half2float(h);
+  return kopt_example_bf16_value(static_cast<__half_raw>(h).x);
+}
+
 // Element i of y as the library wrote it in `dtype` (lib.y_dtype).
 inline double kopt_example_y_at(const std::vector<unsigned char>& y, size_t i, int dtype) {
   if (dtype == 0) {

@@ -148,9 +148,9 @@ struct KoptNoExtension {
   }
   // After: the prepared weights are in `w`; may add to its description.
   hipError_t after_init(KoptWeights&, hipStream_t, const char**) { return hipSuccess; }
-  // How many of `remaining` rows (>= 1) the next block runs on the extension;
-  // 0: one row on the entry.
-  int block_rows(const KoptWeights&, int) const { return 0; }
+  // How many of `remaining` rows (>= 1) of a call with these dtypes the next
+  // block runs on the extension; 0: one row on the entry.
+  int block_rows(const KoptWeights&, int, int /*x_dtype*/, int /*y_dtype*/) const { return 0; }
   // Whether `call` reads x in x_dtype and writes y in y_dtype itself;
   // otherwise it gets x in fp16 and writes fp32 y, and the C API converts
   // around it. Either way x comes in the weights' K order.
@@ -283,7 +283,7 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
   const int K = static_cast<int>(w.args.K), N = static_cast<int>(w.args.N);
   const size_t x_bytes = 2, y_bytes = y_dtype == kKoptF32 ? 4 : 2;
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
-    const int block = w.extension.block_rows(w, M - m0);
+    const int block = w.extension.block_rows(w, M - m0, x_dtype, y_dtype);
     rows = block > 0 ? block : 1;
     const char* x_m = static_cast<const char*>(x) + static_cast<size_t>(m0) * K * x_bytes;
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * y_bytes;

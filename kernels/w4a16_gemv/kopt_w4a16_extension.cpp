@@ -183,7 +183,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // the batched kernels serve this shape and the block has enough rows to
 // gain; 2 to 4 rows on the register path where it serves the shape and is
 // the faster.
-int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining) const {
+int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int, int) const {
   const int block = std::min(remaining, rows);
   if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
     return 0;

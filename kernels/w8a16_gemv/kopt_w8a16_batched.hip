@@ -11,6 +11,8 @@
 #include "kopt_w8a16_internal.h"
 
 // Each bucket, in each dtype pair of kKoptNativeIo.
+#define KOPT_LANES_BUCKET 1
+#include "kopt_w8a16_lanes_pairs.inc"
 #define KOPT_LANES_BUCKET 2
 #include "kopt_w8a16_lanes_pairs.inc"
 #define KOPT_LANES_BUCKET 4
@@ -28,6 +30,8 @@ using KoptLanesCall = hipError_t (*)(long long M, long long K, long long N, long
                                      float* ws, hipStream_t stream);
 // The builds in kKoptW8a16Buckets's order, each in kKoptNativeIo's order.
 constexpr KoptLanesCall kLanesCalls[][3] = {
+    {kopt_w8a16_lanes_m1_io0_build::call, kopt_w8a16_lanes_m1_io1_build::call,
+     kopt_w8a16_lanes_m1_io2_build::call},
     {kopt_w8a16_lanes_m2_io0_build::call, kopt_w8a16_lanes_m2_io1_build::call,
      kopt_w8a16_lanes_m2_io2_build::call},
     {kopt_w8a16_lanes_m4_io0_build::call, kopt_w8a16_lanes_m4_io1_build::call,
@@ -66,9 +70,17 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 
 // From two rows, up to the largest bucket at once (the weights read once per
 // block): on the contest shapes two rows in one call took 0.57 to 0.81 times
-// two batch-1 calls, 0.66 summed (PERFORMANCE.md, 2026-11-29, H200).
-int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining) const {
-  if (!serves || remaining < 2) return 0;
+// two batch-1 calls, 0.66 summed (PERFORMANCE.md, 2026-11-29, H200). One
+// row in bf16 too: the batch-1 kernels read fp16 x and write fp32 y, so
+// such a call converts both around them (2.1-2.4 us a call on the H200),
+// which the 1-row build, reading and writing bf16 itself, does not. On the
+// contest shapes it took 140.72 us summed against 148.51, faster on 12 of
+// 14 (slower on 1536x6144, 7.99 against 7.42, and 4608x7168, 15.89 against
+// 15.52); fp16 x keeps the batch-1 kernels, which need no conversion of x.
+int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining, int x_dtype,
+                                 int y_dtype) const {
+  if (!serves) return 0;
+  if (remaining == 1) return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 ? 1 : 0;
   return std::min(remaining, kMaxRows);
 }
 

@@ -11,8 +11,9 @@
 #include "../common/kopt_contract_ops.h"
 
 // The row buckets with a build: a call of M rows runs on the smallest that
-// holds them (rows past M as zeros).
-constexpr int kKoptW8a16Buckets[] = {2, 4, 8, 16};
+// holds them (rows past M as zeros). One row runs there only in bf16
+// (KoptW8a16Batched::block_rows says why).
+constexpr int kKoptW8a16Buckets[] = {1, 2, 4, 8, 16};
 constexpr int kKoptW8a16MaxRows = kopt_largest_bucket(kKoptW8a16Buckets);
 // The seed's values of SPLIT, in order.
 constexpr long long kKoptW8a16Splits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};

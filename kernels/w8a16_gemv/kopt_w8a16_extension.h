@@ -19,7 +19,7 @@ struct KoptW8a16Batched {
     return hipSuccess;
   }
   hipError_t after_init(KoptWeights& w, hipStream_t stream, const char** step);
-  int block_rows(const KoptWeights& w, int remaining) const;
+  int block_rows(const KoptWeights& w, int remaining, int x_dtype, int y_dtype) const;
   bool native(int x_dtype, int y_dtype) const;
   hipError_t call(const KoptWeights& w, int rows, const void* x, int x_dtype, void* y, int y_dtype,
                   hipStream_t stream) const;

@@ -4,8 +4,10 @@
 // `kopt bench` (weight copies rotated past 4x the L2, a captured graph of
 // calls between two events, median of the replays).
 // With --rows 1,2,8,... each shape also runs at those numbers of rows of x
-// (kopt_w4a16_gemm; M = 1 is kopt_w4a16_gemv).
-// Usage: kopt_w4a16_example [--rows M,M,...] [KxN[/gG] ...]
+// (kopt_w4a16_gemm; M = 1 is kopt_w4a16_gemv); --io X-Y reads x and writes
+// y in other dtypes (fp16-fp16, bf16-bf16, bf16-fp32; through
+// kopt_w4a16_gemm at every M).
+// Usage: kopt_w4a16_example [--rows M,M,...] [--io X-Y] [KxN[/gG] ...]
 //        (default: M = 1 on the contest shapes + 3 untuned)
 #include <algorithm>
 #include <chrono>
@@ -37,7 +39,8 @@ bool check(int rc, const char* what) {
 }
 
 // Returns false when the shape fails the accuracy check at `rows` rows of x.
-bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hipStream_t stream) {
+bool run_shape(const Shape& s, int rows, KoptExampleIo io, std::mt19937_64& rng, int l2_bytes,
+               hipStream_t stream) {
   const size_t qn = static_cast<size_t>(s.N) * (s.K / 2),
                gn = static_cast<size_t>(s.N) * (s.K / s.G);
   std::vector<unsigned char> q(qn);
@@ -50,9 +53,9 @@ bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hip
     scales[i] = __float2half(sc);
     offsets[i] = __float2half(-8.f * sc + jitter(rng));
   }
-  for (auto& v : x) v = __float2half(unit(rng));
+  for (auto& v : x) v = kopt_example_x_bits(unit(rng), io.x);
 
-  // fp64 reference from the exact fp16 values, row by row.
+  // fp64 reference from the exact values of x, the scales and the offsets, row by row.
   std::vector<double> ref(static_cast<size_t>(rows) * s.N), w(s.K);
   for (int n = 0; n < s.N; ++n) {
     for (int k = 0; k < s.K; ++k) {
@@ -65,7 +68,7 @@ bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hip
     for (int m = 0; m < rows; ++m) {
       double acc = 0;
       for (int k = 0; k < s.K; ++k)
-        acc += static_cast<double>(__half2float(x[static_cast<size_t>(m) * s.K + k])) * w[k];
+        acc += kopt_example_x_value(x[static_cast<size_t>(m) * s.K + k], io.x) * w[k];
       ref[static_cast<size_t>(m) * s.N + n] = acc;
     }
   }
@@ -84,16 +87,22 @@ bool run_shape(const Shape& s, int rows, std::mt19937_64& rng, int l2_bytes, hip
                                    reinterpret_cast<kopt_w4a16_weights**>(h)),
                  "kopt_w4a16_create");
   };
-  lib.gemv = [rows](void* h, const void* x, void* y, hipStream_t st) {
+  const bool gemv = rows == 1 && io.x == KOPT_W4A16_F16 && io.y == KOPT_W4A16_F32;
+  lib.gemv = [rows, io, gemv](void* h, const void* x, void* y, hipStream_t st) {
     auto* weights = static_cast<kopt_w4a16_weights*>(h);
-    return rows == 1 ? kopt_w4a16_gemv(weights, x, static_cast<float*>(y), st)
-                     : kopt_w4a16_gemm(weights, x, KOPT_W4A16_F16, rows, y, KOPT_W4A16_F32, st);
+    return gemv ? kopt_w4a16_gemv(weights, x, static_cast<float*>(y), st)
+                : kopt_w4a16_gemm(weights, x, io.x, rows, y, io.y, st);
   };
+  lib.y_dtype = io.y;
   lib.destroy = [](void* h) { kopt_w4a16_destroy(static_cast<kopt_w4a16_weights*>(h)); };
   lib.kernel = [](void* h) { return kopt_w4a16_kernel(static_cast<kopt_w4a16_weights*>(h)); };
   lib.last_error = kopt_w4a16_last_error;
   char label[64];
-  std::snprintf(label, sizeof label, "%5d x %-5d g%-3d M %-2d", s.K, s.N, s.G, rows);
+  if (io.x == KOPT_W4A16_F16 && io.y == KOPT_W4A16_F32)
+    std::snprintf(label, sizeof label, "%5d x %-5d g%-3d M %-2d", s.K, s.N, s.G, rows);
+  else
+    std::snprintf(label, sizeof label, "%5d x %-5d g%-3d M %-2d io %d-%d", s.K, s.N, s.G, rows,
+                  io.x, io.y);
   const bool ok = kopt_example_check_and_time(lib, label, s.K, s.N,
                                               qn + 4.0 * gn + (2.0 * s.K + 4.0 * s.N) * rows, x,
                                               ref, l2_bytes, stream);
@@ -109,9 +118,14 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
   std::vector<Shape> shapes;
   std::vector<int> rows = {1};
+  KoptExampleIo io;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
       if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
+      continue;
+    }
+    if (std::string(argv[i]) == "--io" && i + 1 < argc) {
+      if (!kopt_example_parse_io(argv[++i], &io)) return 2;
       continue;
     }
     Shape s;
@@ -146,7 +160,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(20261122);
   int failures = 0;
   for (const auto& s : shapes)
-    for (int m : rows) failures += run_shape(s, m, rng, l2, stream) ? 0 : 1;
+    for (int m : rows) failures += run_shape(s, m, io, rng, l2, stream) ? 0 : 1;
   hipStreamDestroy(stream);
   std::printf("%d of %zu (shape, M) failed the 1e-2 check\n", failures,
               shapes.size() * rows.size());

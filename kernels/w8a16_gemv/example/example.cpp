@@ -38,28 +38,8 @@ bool check(int rc, const char* what) {
   return rc == KOPT_W8A16_OK;
 }
 
-// The dtypes of x and y (kopt_w8a16.h's codes): fp16 and fp32 unless --io
-// says otherwise.
-struct Io {
-  int x = KOPT_W8A16_F16, y = KOPT_W8A16_F32;
-};
-
-// v as x's 16 bits in `dtype` (bf16 to nearest even by its bits), and back.
-__half x_bits(float v, int dtype) {
-  if (dtype == KOPT_W8A16_F16) return __float2half(v);
-  unsigned u;
-  std::memcpy(&u, &v, 4);
-  __half_raw raw;
-  raw.x = static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-  return __half(raw);
-}
-double x_value(__half h, int dtype) {
-  if (dtype == KOPT_W8A16_F16) return __half2float(h);
-  return kopt_example_bf16_value(static_cast<__half_raw>(h).x);
-}
-
 // Returns false when the shape fails the accuracy check at `rows` rows of x.
-bool run_shape(const Shape& s, int rows, Io io, std::mt19937_64& rng, int l2_bytes,
+bool run_shape(const Shape& s, int rows, KoptExampleIo io, std::mt19937_64& rng, int l2_bytes,
                hipStream_t stream) {
   const size_t qn = static_cast<size_t>(s.N) * s.K;
   std::vector<signed char> q(qn);
@@ -67,7 +47,7 @@ bool run_shape(const Shape& s, int rows, Io io, std::mt19937_64& rng, int l2_byt
   std::uniform_real_distribution<float> unit(-1.f, 1.f), scale(0.0005f, 0.002f);
   for (auto& b : q) b = static_cast<signed char>(rng());
   for (auto& v : scales) v = __float2half(scale(rng));
-  for (auto& v : x) v = x_bits(unit(rng), io.x);
+  for (auto& v : x) v = kopt_example_x_bits(unit(rng), io.x);
 
   // fp64 reference from the exact values of x and the scales, row by row.
   std::vector<double> ref(static_cast<size_t>(rows) * s.N);
@@ -75,7 +55,7 @@ bool run_shape(const Shape& s, int rows, Io io, std::mt19937_64& rng, int l2_byt
     for (int n = 0; n < s.N; ++n) {
       double acc = 0;
       for (int k = 0; k < s.K; ++k)
-        acc += x_value(x[static_cast<size_t>(m) * s.K + k], io.x) *
+        acc += kopt_example_x_value(x[static_cast<size_t>(m) * s.K + k], io.x) *
                q[static_cast<size_t>(n) * s.K + k];
       ref[static_cast<size_t>(m) * s.N + n] = static_cast<double>(__half2float(scales[n])) * acc;
     }
@@ -118,26 +98,14 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
   std::vector<Shape> shapes;
   std::vector<int> rows = {1};
-  Io io;
+  KoptExampleIo io;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
       if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
       continue;
     }
     if (std::string(argv[i]) == "--io" && i + 1 < argc) {
-      const std::string pair = argv[++i];
-      if (pair == "fp16-fp16") {
-        io = {KOPT_W8A16_F16, KOPT_W8A16_F16};
-      } else if (pair == "bf16-bf16") {
-        io = {KOPT_W8A16_BF16, KOPT_W8A16_BF16};
-      } else if (pair == "bf16-fp32") {
-        io = {KOPT_W8A16_BF16, KOPT_W8A16_F32};
-      } else if (pair != "fp16-fp32") {
-        std::fprintf(stderr,
-                     "bad --io '%s' (expected fp16-fp32, fp16-fp16, bf16-bf16 or bf16-fp32)\n",
-                     pair.c_str());
-        return 2;
-      }
+      if (!kopt_example_parse_io(argv[++i], &io)) return 2;
       continue;
     }
     Shape s;
