@@ -4,9 +4,9 @@
 // (with two column groups a warp for short K in the packed layout and for
 // 16 rows in both, at 16 rows one column a warp for the shapes tuned so,
 // and at 8 rows blocks of sixteen warps for those tuned so), its
-// `xrows` seed for 2 and 4 rows and each number of warps of a
-// block (and lane groups of 16 for 2 rows of short K; and the builds tuned
-// for some contest shapes), and their tables. On NVIDIA both multiply x as
+// `xrows` seed for 1 (bf16), 2 and 4 rows and each number of warps of a
+// block (and lane groups of 16 for 1 and 2 rows of short K; and the builds
+// tuned for some contest shapes), and their tables. On NVIDIA both multiply x as
 // 16-bit words by dp2a.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
@@ -107,6 +107,53 @@
 #include "kopt_w4a16_batched_instance.inc"
 #endif
 
+// One bf16 row (kopt_w4a16_extension.cpp, block_rows): the defaults, and
+// lane groups of 16 for short K.
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 1
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 2
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 3
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 4
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 6
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 7
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 8
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 1
+#define KOPT_XROWS_WARPS 1
+#define KOPT_XROWS_LANES 16
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
 #define KOPT_XROWS_ROWS 2
 #define KOPT_XROWS_WARPS 1
 #define KOPT_XROWS_LANES 32
@@ -385,6 +432,15 @@ long long kopt_batched_built_rows() {
 }
 
 constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
+    {kopt_xrows_m1_1_l32_c4_o0_build::kParams, false, kopt_xrows_m1_1_l32_c4_o0_build::call},
+    {kopt_xrows_m1_2_l32_c4_o0_build::kParams, false, kopt_xrows_m1_2_l32_c4_o0_build::call},
+    {kopt_xrows_m1_3_l32_c4_o0_build::kParams, false, kopt_xrows_m1_3_l32_c4_o0_build::call},
+    {kopt_xrows_m1_4_l32_c4_o0_build::kParams, false, kopt_xrows_m1_4_l32_c4_o0_build::call},
+    {kopt_xrows_m1_5_l32_c4_o0_build::kParams, false, kopt_xrows_m1_5_l32_c4_o0_build::call},
+    {kopt_xrows_m1_6_l32_c4_o0_build::kParams, false, kopt_xrows_m1_6_l32_c4_o0_build::call},
+    {kopt_xrows_m1_7_l32_c4_o0_build::kParams, false, kopt_xrows_m1_7_l32_c4_o0_build::call},
+    {kopt_xrows_m1_8_l32_c4_o0_build::kParams, false, kopt_xrows_m1_8_l32_c4_o0_build::call},
+    {kopt_xrows_m1_1_l16_c4_o0_build::kParams, false, kopt_xrows_m1_1_l16_c4_o0_build::call},
     {kopt_xrows_m2_1_l32_c4_o0_build::kParams, false, kopt_xrows_m2_1_l32_c4_o0_build::call},
     {kopt_xrows_m2_2_l32_c4_o0_build::kParams, false, kopt_xrows_m2_2_l32_c4_o0_build::call},
     {kopt_xrows_m2_3_l32_c4_o0_build::kParams, false, kopt_xrows_m2_3_l32_c4_o0_build::call},

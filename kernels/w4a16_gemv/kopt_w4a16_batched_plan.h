@@ -217,12 +217,14 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
   return l;
 }
 
-// The register path for 2 to 4 rows: the w4a16_batch problem's `xrows` seed
-// (x of each lane's chunk of every row in registers, K split over the warps
-// of a block), one build per (row bucket, warps of a block). Measured on an
-// H100 (2026-11-26, PERFORMANCE.md): faster than klanes at M = 2 and 4 on
-// most contest shapes, and at M = 2 than two batch-1 calls on all of them.
-constexpr int kKoptXrowsBuckets[] = {2, 4};
+// The register path for 2 to 4 rows, and one row in bf16: the w4a16_batch
+// problem's `xrows` seed (x of each lane's chunk of every row in registers,
+// K split over the warps of a block), one build per (row bucket, warps of a
+// block). Measured on an H100 (2026-11-26, PERFORMANCE.md): faster than
+// klanes at M = 2 and 4 on most contest shapes, and at M = 2 than two
+// batch-1 calls on all of them. The 1-row bucket serves bf16 calls only
+// (KoptW4a16Batched::block_rows says why).
+constexpr int kKoptXrowsBuckets[] = {1, 2, 4};
 constexpr int kKoptXrowsMaxRows = kopt_largest_bucket(kKoptXrowsBuckets);
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
@@ -252,9 +254,16 @@ constexpr long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
 // against 18.05; at 5120x7168 klanes the faster seed), xrows elsewhere
 // (5120x6144 15.36 against 15.83, 5120x3584 10.86 against 12.07, 3456x5120
 // 10.57 against 12.42, 7168x1536 8.05 against 9.58; one exception measured,
-// 4096x7168 13.91 against klanes's 13.72). 2 rows stay on xrows.
+// 4096x7168 13.91 against klanes's 13.72). 2 rows stay on xrows. One bf16
+// row takes it below the same size of weights, the batch-1 kernels above:
+// at one row on the H200 (2026-11-29, PERFORMANCE.md) the seed was faster
+// than the batch-1 kernels with bf16's conversions on the twelve contest
+// shapes below it (5120x6144 7.96 against 8.86 us) and slower on the two
+// above (7168x9216 14.99 against 12.3, 4608x7168 8.74 against 8.4).
 inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
-  return rows <= 2 || (K > 1536 && K * N < (31LL << 20));
+  const bool large = K * N >= (31LL << 20);
+  if (rows == 1) return !large;
+  return rows == 2 || (K > 1536 && !large);
 }
 
 // Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),

@@ -136,7 +136,7 @@ bool same_pairs(const unsigned char* a, const unsigned char* b, const KoptShapeA
 // otherwise.
 const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights& w, int rows) {
   const long long K = w.args.K, N = w.args.N;
-  return b.layout == 0 && rows >= 2 && rows <= kKoptXrowsMaxRows
+  return b.layout == 0 && rows >= 1 && rows <= kKoptXrowsMaxRows
              ? kopt_xrows_kernel(rows, K, N, w.args.G, w.args.warp)
              : nullptr;
 }
@@ -170,6 +170,8 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
+  if (layout == 0 && kopt_xrows_kernel(1, K, N, w.args.G, w.args.warp))
+    w.description += " (one bf16 row: xrows)";
   if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
     w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
                          ? " (M 2-4: xrows, M >= 5: klanes; batched)"
@@ -182,8 +184,15 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // Up to the largest bucket at once (the weights read once per block) where
 // the batched kernels serve this shape and the block has enough rows to
 // gain; 2 to 4 rows on the register path where it serves the shape and is
-// the faster.
-int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int, int) const {
+// the faster. One row in bf16 on the register path too where it is the
+// faster (kopt_xrows_preferred): the batch-1 kernels read fp16 x and write
+// fp32 y, so such a call converts both around them (2.1-2.4 us a call on
+// the H200, measured on kopt_w8a16's), which the 1-row build, reading and
+// writing bf16 itself, does not. fp16 x keeps the batch-1 kernels.
+int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
+                                 int y_dtype) const {
+  if (remaining == 1)
+    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 && in_registers(*this, w, 1) ? 1 : 0;
   const int block = std::min(remaining, rows);
   if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
     return 0;

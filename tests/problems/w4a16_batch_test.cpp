@@ -301,20 +301,27 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
             if (limits.warp == 32) ++checked_on_nvidia[build];
           }
   // On NVIDIA every build met every shape but the K past the builds (8224:
-  // 257 chunks) in both buckets; lane groups of 16 only the K of at most 8
+  // 257 chunks) in every bucket; lane groups of 16 only the K of at most 8
   // x 16 chunks (384, 2016, 4096, 32).
   for (const std::array<int64_t, 3>& build : kBuilds)
-    EXPECT_EQ(checked_on_nvidia[build], build[0] == 32 ? 2 * 7 : 2 * 4)
+    EXPECT_EQ(checked_on_nvidia[build],
+              static_cast<int>(std::size(kKoptXrowsBuckets)) * (build[0] == 32 ? 7 : 4))
         << build[0] << " lanes, OCC " << build[1] << ", " << build[2] << " columns";
   EXPECT_EQ(kopt_xrows_warps(8224, KoptXrowsParams{2, 1}), 9);
 }
 
-// The library's choice for 3 and 4 rows between the two paths: xrows up to
-// 2 rows always; at 3 and 4 klanes for short K (<= 1536) and for large
+// The library's choice for 3 and 4 rows between the two paths: xrows at 2
+// rows always; at 3 and 4 klanes for short K (<= 1536) and for large
 // weights (K x N >= 31 x 2^20), as measured on the contest shapes and
-// others.
+// others. One (bf16) row: xrows below those weights, at any K, else the
+// batch-1 kernels.
 TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
-  for (long long rows : {1, 2}) EXPECT_TRUE(kopt_xrows_preferred(rows, 7168, 9216));
+  EXPECT_TRUE(kopt_xrows_preferred(2, 7168, 9216));
+  EXPECT_FALSE(kopt_xrows_preferred(1, 7168, 9216));
+  EXPECT_FALSE(kopt_xrows_preferred(1, 4608, 7168));
+  EXPECT_FALSE(kopt_xrows_preferred(1, 5120, 6349));
+  EXPECT_TRUE(kopt_xrows_preferred(1, 5120, 6348));
+  EXPECT_TRUE(kopt_xrows_preferred(1, 384, 5120));
   for (long long rows : {3, 4}) {
     EXPECT_FALSE(kopt_xrows_preferred(rows, 7168, 9216));  // 66M weights
     EXPECT_FALSE(kopt_xrows_preferred(rows, 4608, 7168));
