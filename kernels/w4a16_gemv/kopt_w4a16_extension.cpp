@@ -188,7 +188,10 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // faster (kopt_xrows_preferred): the batch-1 kernels read fp16 x and write
 // fp32 y, so such a call converts both around them (2.1-2.4 us a call on
 // the H200, measured on kopt_w8a16's), which the 1-row build, reading and
-// writing bf16 itself, does not. fp16 x keeps the batch-1 kernels.
+// writing bf16 itself, does not: one bf16 row of the contest shapes took
+// 78.48 us summed against 92.64 before, 0.62-0.96 of the time on the twelve
+// it serves (H200, PERFORMANCE.md, 2026-11-29). fp16 x keeps the batch-1
+// kernels.
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
   if (remaining == 1)

@@ -74,9 +74,11 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // row in bf16 too: the batch-1 kernels read fp16 x and write fp32 y, so
 // such a call converts both around them (2.1-2.4 us a call on the H200),
 // which the 1-row build, reading and writing bf16 itself, does not. On the
-// contest shapes it took 140.72 us summed against 148.51, faster on 12 of
-// 14 (slower on 1536x6144, 7.99 against 7.42, and 4608x7168, 15.89 against
-// 15.52); fp16 x keeps the batch-1 kernels, which need no conversion of x.
+// contest shapes one bf16 row took 138.34 us summed against 148.34 before,
+// faster on 11 of 14, slower on three by 1-7% (1536x6144 7.89 against 7.39,
+// 4608x7168 15.98 against 15.51, 4096x7168 14.41 against 14.24; H200,
+// PERFORMANCE.md, 2026-11-29). fp16 x keeps the batch-1 kernels, which need
+// no conversion of x.
 int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining, int x_dtype,
                                  int y_dtype) const {
   if (!serves) return 0;
