@@ -261,6 +261,19 @@ inline KoptResult kopt_library_check_alignment(long long K, const void* x, const
   return {};
 }
 
+// A dequantiser's arguments (every library's <name>_dequantize): the weights
+// and out given, out fp16 or bf16 and on a 16-byte boundary (its kernels
+// store 16 bytes at a time).
+inline KoptResult kopt_library_check_dequantize(const void* weights, const void* out, int dtype) {
+  if (!weights || !out) return kopt_invalid_argument("null pointer");
+  if (dtype != kKoptF16 && dtype != kKoptBf16)
+    return kopt_invalid_argument("out must be fp16 (1) or bf16 (2); got dtype " +
+                                 std::to_string(dtype));
+  if (reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    return kopt_invalid_argument("out must be 16-byte aligned");
+  return {};
+}
+
 // y[m] = x[m] · W for the M rows of x (row stride K) into y (row stride N),
 // on `stream`: blocks of rows on the extension where it takes them, else one
 // row at a time on the entry. x and y go to the extension's kernels in their

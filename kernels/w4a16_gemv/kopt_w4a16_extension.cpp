@@ -265,13 +265,8 @@ int kopt_w4a16_create_from_host(const kopt_w4a16_host_weights* h, void* stream_p
 }
 
 int kopt_w4a16_dequantize(const kopt_w4a16_weights* w, void* out, int out_dtype, void* stream) {
-  if (!w || !out) return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, "null pointer");
-  if (out_dtype != KOPT_W4A16_F16 && out_dtype != KOPT_W4A16_BF16)
-    return kopt_w4a16_fail(
-        KOPT_W4A16_INVALID_ARGUMENT,
-        "out must be fp16 (1) or bf16 (2); got dtype " + std::to_string(out_dtype));
-  if (reinterpret_cast<uintptr_t>(out) % 16 != 0)
-    return kopt_w4a16_fail(KOPT_W4A16_INVALID_ARGUMENT, "out must be 16-byte aligned");
+  if (KoptResult r = kopt_library_check_dequantize(w, out, out_dtype); r.code != kKoptOk)
+    return kopt_w4a16_record(r);
   const KoptShapeArgs& a = w->args;
   const int layout = w->extension.layout;
   if (layout < 0 || a.K % 32 != 0 || a.G % 32 != 0)

@@ -44,13 +44,8 @@ __global__ void kopt_w8a16_dequantize_kernel(const signed char* q, const __half*
 extern "C" {
 
 int kopt_w8a16_dequantize(const kopt_w8a16_weights* w, void* out, int out_dtype, void* stream) {
-  if (!w || !out) return kopt_w8a16_fail(KOPT_W8A16_INVALID_ARGUMENT, "null pointer");
-  if (out_dtype != KOPT_W8A16_F16 && out_dtype != KOPT_W8A16_BF16)
-    return kopt_w8a16_fail(
-        KOPT_W8A16_INVALID_ARGUMENT,
-        "out must be fp16 (1) or bf16 (2); got dtype " + std::to_string(out_dtype));
-  if (reinterpret_cast<uintptr_t>(out) % 16 != 0)
-    return kopt_w8a16_fail(KOPT_W8A16_INVALID_ARGUMENT, "out must be 16-byte aligned");
+  if (KoptResult r = kopt_library_check_dequantize(w, out, out_dtype); r.code != kKoptOk)
+    return kopt_w8a16_record(r);
   if (!w->entry || w->entry->has_relayout)
     return kopt_w8a16_fail(KOPT_W8A16_NO_KERNEL,
                            "these weights are in their kernel's own layout, which the "

@@ -29,6 +29,20 @@ def check(test, y, x, w, what, bias=None):
                                 f"max |diff| {np.abs(got - ref).max():.4g}")
 
 
+def captured(layer, x):
+    """layer(x) captured in a CUDA graph, as engines capture decode steps,
+    after a warm-up off the default stream (PyTorch's recipe): (graph, y)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        layer(x)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = layer(x)
+    return graph, y
+
+
 class KoptLinearGpuTest(unittest.TestCase):
     def test_awq_dtypes_and_rows(self):
         K, N, G = 4096, 1024, 128
@@ -136,14 +150,7 @@ class KoptLinearGpuTest(unittest.TestCase):
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
         for rows in (1, 4, 16, 64):
             x = random_x(rows, K, torch.bfloat16)
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                layer(x)  # warm-up off the default stream, PyTorch's recipe
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                y = layer(x)
+            graph, y = captured(layer, x)
             for _ in range(2):
                 x.copy_(random_x(rows, K, torch.bfloat16))
                 graph.replay()

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 import kopt_w8a16 as k8
-from test_python_binding_gpu import check, random_x
+from test_python_binding_gpu import captured, check, random_x
 
 
 def rounded(w, dtype):
@@ -99,14 +99,7 @@ class KoptLinearW8a16GpuTest(unittest.TestCase):
         layer = k8.KoptLinear.from_int8(q, scales, gemm_rows=32)
         for rows in (1, 4, 16, 64):
             x = random_x(rows, K, torch.bfloat16)
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                layer(x)  # warm-up off the default stream, PyTorch's recipe
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                y = layer(x)
+            graph, y = captured(layer, x)
             for _ in range(2):
                 x.copy_(random_x(rows, K, torch.bfloat16))
                 graph.replay()
