@@ -29,18 +29,43 @@ def check(test, y, x, w, what, bias=None):
                                 f"max |diff| {np.abs(got - ref).max():.4g}")
 
 
-def captured(layer, x):
-    """layer(x) captured in a CUDA graph, as engines capture decode steps,
-    after a warm-up off the default stream (PyTorch's recipe): (graph, y)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        layer(x)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        y = layer(x)
-    return graph, y
+def check_graph_replays(test, layer, K, w, gemm_w=lambda dtype: None):
+    """A layer with gemm_rows 32 called in a CUDA graph, as engines capture
+    decode steps (a warm-up off the default stream first, PyTorch's recipe),
+    at 1, 4, 16 rows (the kernels) and 64 (the GEMM), then replayed twice on
+    new bf16 x, each y against W (the GEMM's rows against gemm_w(bf16) where
+    it gives one)."""
+    for rows in (1, 4, 16, 64):
+        x = random_x(rows, K, torch.bfloat16)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            layer(x)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            y = layer(x)
+        ref = gemm_w(torch.bfloat16) if rows >= 32 else None
+        for _ in range(2):
+            x.copy_(random_x(rows, K, torch.bfloat16))
+            graph.replay()
+            torch.cuda.synchronize()
+            check(test, y, x, w if ref is None else ref, f"{rows} rows replayed from a graph")
+
+
+def check_kernels_then_gemm(test, layer, K, N, w, gemm_w=lambda dtype: None):
+    """A layer with gemm_rows 32: 31 rows on the kernels, 32 and 300 as one
+    GEMM, fp16 and bf16 x, y in x's dtype and in fp32, each against W [K, N]
+    (the GEMM's rows against gemm_w(x's dtype) where it gives one)."""
+    for x_dtype in (torch.float16, torch.bfloat16):
+        for out in (None, torch.float32):
+            for rows in (31, 32, 300):
+                layer.out_dtype = out
+                x = random_x(rows, K, x_dtype)
+                y = layer(x)
+                test.assertEqual((y.dtype, tuple(y.shape)), (out or x_dtype, (rows, N)))
+                ref = gemm_w(x_dtype) if rows >= 32 else None
+                check(test, y, x, w if ref is None else ref, f"x {x_dtype}, y {y.dtype}, {rows} rows")
 
 
 class KoptLinearGpuTest(unittest.TestCase):
@@ -123,15 +148,9 @@ class KoptLinearGpuTest(unittest.TestCase):
         K, N, G = 4096, 1024, 128
         qweight, qzeros, scales, w = awq_tensors(K, N, G, 12)
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
-        for x_dtype in (torch.float16, torch.bfloat16):
-            for out in (None, torch.float32):
-                for rows in (31, 32, 300):  # the kernels, then one GEMM
-                    layer.out_dtype = out
-                    x = random_x(rows, K, x_dtype)
-                    y = layer(x)
-                    self.assertEqual((y.dtype, tuple(y.shape)), (out or x_dtype, (rows, N)))
-                    # The GEMM rounds W to x's dtype: that rounding on top of the rule.
-                    check(self, y, x, w, f"x {x_dtype}, y {y.dtype}, {rows} rows")
+        # The GEMM rounds W to x's dtype: that rounding on top of the rule
+        # (these weights are small enough for the rule's atol to hold it).
+        check_kernels_then_gemm(self, layer, K, N, w)
         never = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=None)
         x = random_x(40, K)
         check(self, never(x), x, w, "40 rows on the kernels")
@@ -148,14 +167,7 @@ class KoptLinearGpuTest(unittest.TestCase):
         K, N, G = 4096, 1024, 128
         qweight, qzeros, scales, w = awq_tensors(K, N, G, 15)
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G, gemm_rows=32)
-        for rows in (1, 4, 16, 64):
-            x = random_x(rows, K, torch.bfloat16)
-            graph, y = captured(layer, x)
-            for _ in range(2):
-                x.copy_(random_x(rows, K, torch.bfloat16))
-                graph.replay()
-                torch.cuda.synchronize()
-                check(self, y, x, w, f"{rows} rows replayed from a graph")
+        check_graph_replays(self, layer, K, w)
 
     def test_torch_compile_traces_a_call_whole(self):
         # Engines compile their models: a call must trace without a graph break

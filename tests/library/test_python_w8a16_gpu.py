@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 import kopt_w8a16 as k8
-from test_python_binding_gpu import captured, check, random_x
+from test_python_binding_gpu import check, check_graph_replays, check_kernels_then_gemm, random_x
 
 
 def rounded(w, dtype):
@@ -77,18 +77,10 @@ class KoptLinearW8a16GpuTest(unittest.TestCase):
         K, N = 4096, 1024
         q, scales, w = int8_weights(K, N, 2)
         layer = k8.KoptLinear.from_int8(q, scales, gemm_rows=32)
-        for x_dtype in (torch.float16, torch.bfloat16):
-            for out in (None, torch.float32):
-                for rows in (31, 32, 300):  # the kernels, then one GEMM
-                    layer.out_dtype = out
-                    x = random_x(rows, K, x_dtype)
-                    y = layer(x)
-                    self.assertEqual((y.dtype, tuple(y.shape)), (out or x_dtype, (rows, N)))
-                    # The GEMM rounds W to x's dtype (in bf16 by up to 2^-9 of
-                    # each weight, which the rule's atol does not hold at
-                    # these weights' sizes): against W so rounded.
-                    ref = w if rows < 32 else rounded(w, x_dtype)
-                    check(self, y, x, ref, f"x {x_dtype}, y {y.dtype}, {rows} rows")
+        # The GEMM rounds W to x's dtype (in bf16 by up to 2^-9 of each
+        # weight, which the rule's atol does not hold at these weights'
+        # sizes): its rows against W so rounded.
+        check_kernels_then_gemm(self, layer, K, N, w, lambda dtype: rounded(w, dtype))
         never = k8.KoptLinear.from_int8(q, scales, gemm_rows=None)
         x = random_x(40, K)
         check(self, never(x), x, w, "40 rows on the kernels")
@@ -97,15 +89,7 @@ class KoptLinearW8a16GpuTest(unittest.TestCase):
         K, N = 4096, 1024
         q, scales, w = int8_weights(K, N, 3)
         layer = k8.KoptLinear.from_int8(q, scales, gemm_rows=32)
-        for rows in (1, 4, 16, 64):
-            x = random_x(rows, K, torch.bfloat16)
-            graph, y = captured(layer, x)
-            for _ in range(2):
-                x.copy_(random_x(rows, K, torch.bfloat16))
-                graph.replay()
-                torch.cuda.synchronize()
-                ref = w if rows < 32 else rounded(w, torch.bfloat16)  # the GEMM path's W
-                check(self, y, x, ref, f"{rows} rows replayed from a graph")
+        check_graph_replays(self, layer, K, w, lambda dtype: rounded(w, dtype))
 
     def test_torch_compile_and_bias(self):
         K, N = 2048, 512
