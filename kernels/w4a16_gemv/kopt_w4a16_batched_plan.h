@@ -254,16 +254,25 @@ constexpr long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
 // against 18.05; at 5120x7168 klanes the faster seed), xrows elsewhere
 // (5120x6144 15.36 against 15.83, 5120x3584 10.86 against 12.07, 3456x5120
 // 10.57 against 12.42, 7168x1536 8.05 against 9.58; one exception measured,
-// 4096x7168 13.91 against klanes's 13.72). 2 rows stay on xrows. One bf16
-// row takes it below the same size of weights, the batch-1 kernels above:
-// at one row on the H200 (2026-11-29, PERFORMANCE.md) the seed was faster
-// than the batch-1 kernels with bf16's conversions on the twelve contest
-// shapes below it (5120x6144 7.96 against 8.86 us) and slower on the two
-// above (7168x9216 14.99 against 12.3, 4608x7168 8.74 against 8.4).
+// 4096x7168 13.91 against klanes's 13.72). 1 and 2 rows stay on xrows
+// (one row: kopt_xrows_one_bf16_row decides).
 inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
-  const bool large = K * N >= (31LL << 20);
-  if (rows == 1) return !large;
-  return rows == 2 || (K > 1536 && !large);
+  return rows <= 2 || (K > 1536 && K * N < (31LL << 20));
+}
+
+// Whether one bf16 row (x and y) runs on the register path rather than on
+// the batch-1 kernel with its conversions: below 31 x 2^20 weights, and
+// above where the batch-1 kernel is a generic variant, not one tuned for
+// the exact shape. The seed at one row against the library's bf16 row, on
+// the H200 (2026-11-29, PERFORMANCE.md), us: faster on the twelve contest
+// shapes below that size (5120x6144 7.96 against 8.86); above it slower
+// where the batch-1 kernel is tuned (7168x9216 14.94 against 12.47,
+// 4608x7168 8.73 against 8.47), and where it is generic faster on four of
+// six and in sum (73.08 against 76.36: 4096x14336 11.82 against 13.07,
+// 8192x4096 8.43 against 9.74; 3584x18944 14.82 against 13.89 and
+// 8192x8192 14.30 against 14.00 slower).
+inline bool kopt_xrows_one_bf16_row(long long K, long long N, bool batch1_tuned) {
+  return K * N < (31LL << 20) || !batch1_tuned;
 }
 
 // Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),

@@ -170,7 +170,8 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
-  if (layout == 0 && kopt_xrows_kernel(1, K, N, w.args.G, w.args.warp))
+  if (layout == 0 && kopt_xrows_one_bf16_row(K, N, w.entry->shape.K != 0) &&
+      kopt_xrows_kernel(1, K, N, w.args.G, w.args.warp))
     w.description += " (one bf16 row: xrows)";
   if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
     w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
@@ -185,7 +186,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // the batched kernels serve this shape and the block has enough rows to
 // gain; 2 to 4 rows on the register path where it serves the shape and is
 // the faster. One row in bf16 on the register path too where it is the
-// faster (kopt_xrows_preferred): the batch-1 kernels read fp16 x and write
+// faster (kopt_xrows_one_bf16_row): the batch-1 kernels read fp16 x and write
 // fp32 y, so such a call converts both around them (2.1-2.4 us a call on
 // the H200, measured on kopt_w8a16's), which the 1-row build, reading and
 // writing bf16 itself, does not: one bf16 row of the contest shapes took
@@ -194,8 +195,14 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // kernels.
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
-  if (remaining == 1)
-    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 && in_registers(*this, w, 1) ? 1 : 0;
+  if (remaining == 1) {
+    const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
+    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 &&
+                   kopt_xrows_one_bf16_row(w.args.K, w.args.N, batch1_tuned) &&
+                   in_registers(*this, w, 1)
+               ? 1
+               : 0;
+  }
   const int block = std::min(remaining, rows);
   if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
     return 0;

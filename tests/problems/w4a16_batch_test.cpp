@@ -313,15 +313,17 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
 // The library's choice for 3 and 4 rows between the two paths: xrows at 2
 // rows always; at 3 and 4 klanes for short K (<= 1536) and for large
 // weights (K x N >= 31 x 2^20), as measured on the contest shapes and
-// others. One (bf16) row: xrows below those weights, at any K, else the
-// batch-1 kernels.
+// others. One bf16 row: xrows below those weights at any K, and above them
+// where the batch-1 kernel is a generic variant.
 TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
-  EXPECT_TRUE(kopt_xrows_preferred(2, 7168, 9216));
-  EXPECT_FALSE(kopt_xrows_preferred(1, 7168, 9216));
-  EXPECT_FALSE(kopt_xrows_preferred(1, 4608, 7168));
-  EXPECT_FALSE(kopt_xrows_preferred(1, 5120, 6349));
-  EXPECT_TRUE(kopt_xrows_preferred(1, 5120, 6348));
-  EXPECT_TRUE(kopt_xrows_preferred(1, 384, 5120));
+  for (long long rows : {1, 2}) EXPECT_TRUE(kopt_xrows_preferred(rows, 7168, 9216));
+  for (const bool tuned : {false, true}) {
+    EXPECT_TRUE(kopt_xrows_one_bf16_row(5120, 6348, tuned));
+    EXPECT_TRUE(kopt_xrows_one_bf16_row(384, 5120, tuned));
+  }
+  EXPECT_FALSE(kopt_xrows_one_bf16_row(7168, 9216, true));   // 66M weights, a tuned kernel
+  EXPECT_FALSE(kopt_xrows_one_bf16_row(5120, 6349, true));   // 31 x 2^20 + 1024
+  EXPECT_TRUE(kopt_xrows_one_bf16_row(4096, 14336, false));  // a generic one
   for (long long rows : {3, 4}) {
     EXPECT_FALSE(kopt_xrows_preferred(rows, 7168, 9216));  // 66M weights
     EXPECT_FALSE(kopt_xrows_preferred(rows, 4608, 7168));
