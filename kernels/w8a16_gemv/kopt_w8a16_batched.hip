@@ -71,18 +71,19 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // From two rows, up to the largest bucket at once (the weights read once per
 // block): on the contest shapes two rows in one call took 0.57 to 0.81 times
 // two batch-1 calls, 0.66 summed (PERFORMANCE.md, 2026-11-29, H200). One
-// row in bf16 too: the batch-1 kernels read fp16 x and write fp32 y, so
-// such a call converts both around them (2.1-2.4 us a call on the H200),
-// which the 1-row build, reading and writing bf16 itself, does not. On the
-// contest shapes one bf16 row took 138.34 us summed against 148.34 before,
-// faster on 11 of 14, slower on three by 1-7% (1536x6144 7.89 against 7.39,
-// 4608x7168 15.98 against 15.51, 4096x7168 14.41 against 14.24; H200,
-// PERFORMANCE.md, 2026-11-29). fp16 x keeps the batch-1 kernels, which need
-// no conversion of x.
-int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining, int x_dtype,
+// row in bf16 too where it is the faster (kopt_w8a16_one_bf16_row): the
+// batch-1 kernels read fp16 x and write fp32 y, so such a call converts both
+// around them (2.1-2.4 us a call on the H200), which the 1-row build,
+// reading and writing bf16 itself, does not. fp16 x keeps the batch-1
+// kernels, which need no conversion of x.
+int KoptW8a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
   if (!serves) return 0;
-  if (remaining == 1) return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 ? 1 : 0;
+  if (remaining == 1)
+    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 &&
+                   kopt_w8a16_one_bf16_row(w.args.K, w.args.N, w.args.warp, w.args.sms)
+               ? 1
+               : 0;
   return std::min(remaining, kMaxRows);
 }
 

@@ -75,6 +75,20 @@ constexpr long long kopt_w8a16_split(const KoptW8a16Lanes& p, long long K, long 
   return best;
 }
 
+// Whether one bf16 row (x and y) runs on the 1-row build rather than on the
+// batch-1 kernel with its conversions: where the slice rule cuts K into
+// three slices or more, or K is short (512 and under). Measured on the H200
+// (2026-11-29, PERFORMANCE.md), one bf16 row on the 1-row build against the
+// batch-1 kernel with the conversions, on the contest shapes and Llama-3-8B's:
+// faster on all thirteen so chosen (7168x9216 21.97 against 25.65 us,
+// 384x5120 3.61 against 4.67), slower on the four others, cut into one or
+// two slices (1536x6144 7.89 against 7.39, 4608x7168 15.98 against 15.51,
+// 4096x7168 14.41 against 14.24, 4096x14336 22.70 against 21.98), whose
+// column blocks already fill the SMs, as the tuned batch-1 kernels do.
+constexpr bool kopt_w8a16_one_bf16_row(long long K, long long N, long long warp, long long sms) {
+  return K <= 512 || kopt_w8a16_split(kopt_w8a16_lanes(1, warp), K, N, warp, sms) >= 3;
+}
+
 struct KoptW8a16Launch {
   long long grid_x, grid_y, block, workspace_bytes;
 };

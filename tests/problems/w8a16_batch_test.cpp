@@ -120,6 +120,13 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_bucket_index(kKoptW8a16Buckets, 9), 4);
   EXPECT_EQ(kopt_bucket_index(kKoptW8a16Buckets, 17), -1);
   EXPECT_EQ(kKoptW8a16MaxRows, 16);
+  // One bf16 row: the 1-row build where K is cut into three slices or more
+  // or is short, the batch-1 kernels where the column blocks fill the SMs.
+  EXPECT_TRUE(kopt_w8a16_one_bf16_row(7168, 9216, 32, 132));   // four slices
+  EXPECT_TRUE(kopt_w8a16_one_bf16_row(3072, 5120, 32, 132));   // three
+  EXPECT_TRUE(kopt_w8a16_one_bf16_row(384, 5120, 32, 132));    // short K
+  EXPECT_FALSE(kopt_w8a16_one_bf16_row(4608, 7168, 32, 132));  // two
+  EXPECT_FALSE(kopt_w8a16_one_bf16_row(1536, 6144, 32, 132));  // one
   EXPECT_FALSE(kopt_w8a16_batched_supported(4095));
 }
 
