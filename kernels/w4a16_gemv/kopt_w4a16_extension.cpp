@@ -141,6 +141,14 @@ const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights
              : nullptr;
 }
 
+// The 1-row xrows build that takes one bf16 row where the register path is
+// the faster for it (kopt_xrows_one_bf16_row); nullptr otherwise.
+const KoptXrowsKernel* one_bf16_row(const KoptW4a16Batched& b, const KoptWeights& w) {
+  const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
+  return kopt_xrows_one_bf16_row(w.args.K, w.args.N, batch1_tuned) ? in_registers(b, w, 1)
+                                                                   : nullptr;
+}
+
 }  // namespace
 
 hipError_t KoptW4a16Batched::before_init(const KoptKernelEntry* entry, const KoptShapeArgs& args,
@@ -170,9 +178,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
-  if (layout == 0 && kopt_xrows_one_bf16_row(K, N, w.entry->shape.K != 0) &&
-      kopt_xrows_kernel(1, K, N, w.args.G, w.args.warp))
-    w.description += " (one bf16 row: xrows)";
+  if (one_bf16_row(*this, w)) w.description += " (one bf16 row: xrows)";
   if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
     w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
                          ? " (M 2-4: xrows, M >= 5: klanes; batched)"
@@ -195,14 +201,8 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // kernels.
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
-  if (remaining == 1) {
-    const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
-    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 &&
-                   kopt_xrows_one_bf16_row(w.args.K, w.args.N, batch1_tuned) &&
-                   in_registers(*this, w, 1)
-               ? 1
-               : 0;
-  }
+  if (remaining == 1)
+    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 && one_bf16_row(*this, w) ? 1 : 0;
   const int block = std::min(remaining, rows);
   if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
     return 0;
