@@ -21,6 +21,15 @@
 #include "kopt_w8a16_lanes_pairs.inc"
 #define KOPT_LANES_BUCKET 16
 #include "kopt_w8a16_lanes_pairs.inc"
+// The tuned builds (kKoptW8a16Tuned), on NVIDIA only, where they were
+// measured (their entries take a warp of 32).
+#if !defined(KOPT_AMD)
+#define KOPT_LANES_BUCKET 2
+#define KOPT_LANES_COLS 1
+#define KOPT_LANES_LPC 16
+#define KOPT_LANES_TAG _c1_l16
+#include "kopt_w8a16_lanes_pairs.inc"
+#endif
 
 #if KOPT_HOST_PASS
 namespace {
@@ -45,6 +54,42 @@ static_assert(sizeof kLanesCalls / sizeof kLanesCalls[0] ==
                   sizeof kLanesCalls[0] / sizeof kLanesCalls[0][0] ==
                       sizeof kKoptNativeIo / sizeof kKoptNativeIo[0],
               "a build per bucket and dtype pair");
+
+// The tuned builds: a bucket's columns and lanes of kKoptW8a16Tuned, each
+// in kKoptNativeIo's order.
+struct KoptLanesTunedBuild {
+  long long rows, cols, lanes;
+  KoptLanesCall calls[3];
+};
+#if !defined(KOPT_AMD)
+constexpr KoptLanesTunedBuild kLanesTuned[] = {
+    {2, 1, 16,
+     {kopt_w8a16_lanes_m2_c1_l16_io0_build::call, kopt_w8a16_lanes_m2_c1_l16_io1_build::call,
+      kopt_w8a16_lanes_m2_c1_l16_io2_build::call}}};
+constexpr bool kopt_each_tuned_entry_built() {
+  for (const KoptW8a16Tuned& t : kKoptW8a16Tuned) {
+    bool built = false;
+    for (const KoptLanesTunedBuild& b : kLanesTuned)
+      built = built || (b.rows == t.bucket && b.cols == t.cols && b.lanes == t.lanes);
+    if (!built) return false;
+  }
+  return true;
+}
+static_assert(kopt_each_tuned_entry_built(), "a kKoptW8a16Tuned entry has no build");
+#else
+// None on AMD: one entry of no bucket (C++ has no empty arrays).
+constexpr KoptLanesTunedBuild kLanesTuned[] = {{0, 0, 0, {nullptr, nullptr, nullptr}}};
+#endif
+
+// The call of `bucket`'s build (kKoptW8a16Buckets's index) for K x N in
+// dtype pair `io`: a tuned build where kopt_w8a16_choice picks one.
+KoptLanesCall lanes_call(int bucket, int io, long long K, long long N, long long warp) {
+  const long long rows = kKoptW8a16Buckets[bucket];
+  const KoptW8a16Lanes p = kopt_w8a16_choice(rows, K, N, warp);
+  for (const KoptLanesTunedBuild& b : kLanesTuned)
+    if (b.rows == rows && b.cols == p.cols && b.lanes == p.lanes) return b.calls[io];
+  return kLanesCalls[bucket][io];
+}
 
 }  // namespace
 
@@ -97,7 +142,8 @@ hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x,
   const int io = kopt_native_io(x_dtype, y_dtype);
   const int bucket = kopt_bucket_index(kKoptW8a16Buckets, rows);
   if (io < 0 || bucket < 0) return hipErrorInvalidValue;
-  return kLanesCalls[bucket][io](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
+  return lanes_call(bucket, io, w.args.K, w.args.N, w.args.warp)(
+      rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
                             workspace, stream);
 }
 

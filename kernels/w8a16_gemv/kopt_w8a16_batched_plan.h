@@ -1,11 +1,11 @@
 // The builds of the w8a16_batch problem's lanes seed (seeds/w8a16_batch/
 // lanes.hip) in kopt_w8a16 and their launch, written once from the seed's
 // contract in plain C++ (tests/problems/w8a16_batch_test.cpp checks that
-// they plan what the contract plans): one build per M bucket, two channels
-// a lane group of eight lanes, blocks of 256 threads, x staged in 32 KB of
-// shared memory at most (measured on the H200 on five contest shapes at 2,
-// 8 and 16 rows: PERFORMANCE.md, 2026-11-29), and K cut into slices by a
-// model of the busiest SM (kopt_w8a16_split).
+// they plan what the contract plans): one build per M bucket (and the builds
+// tuned for some shapes), two channels a lane group of eight lanes, blocks of 256 threads, x staged
+// in 32 KB of shared memory at most (measured on the H200 on five contest shapes at 2, 8 and 16
+// rows: PERFORMANCE.md, 2026-11-29), and K cut into slices by a model of the busiest SM
+// (kopt_w8a16_split).
 #pragma once
 
 #include "../common/kopt_contract_ops.h"
@@ -29,6 +29,39 @@ struct KoptW8a16Lanes {
 // at 2, where the fp32 dots stay).
 constexpr KoptW8a16Lanes kopt_w8a16_lanes(long long rows, long long warp) {
   return {rows, 2, 8, 256 / warp, rows <= 4 ? 2048 : rows == 8 ? 1024 : 512, 2, rows >= 4 ? 1 : 0};
+}
+
+// The builds tuned for some contest shapes on a warp of 32: one channel a
+// lane group of sixteen lanes at 2 rows, where the usual build's column
+// blocks (96 for 132 SMs) leave SMs idle. Measured on the H200 (2026-11-29,
+// PERFORMANCE.md), the seed at 2 rows, each setting at its slice rule's
+// split: 1536x6144 6.80 against the usual build's 8.46 us; on the other
+// contest shapes within 2% (7168x1536, 7168x1024, 5120x768, 5120x256) or
+// slower by 5 to 40% (7168x9216 40.80 against 29.22).
+struct KoptW8a16Tuned {
+  long long bucket, K, N, cols, lanes;
+};
+constexpr KoptW8a16Tuned kKoptW8a16Tuned[] = {{2, 1536, 6144, 1, 16}};
+
+// Whether an entry of kKoptW8a16Tuned takes bucket `rows` with these
+// columns and lanes.
+constexpr bool kopt_w8a16_tuned_columns(long long rows, long long cols, long long lanes) {
+  for (const KoptW8a16Tuned& t : kKoptW8a16Tuned)
+    if (t.bucket == rows && t.cols == cols && t.lanes == lanes) return true;
+  return false;
+}
+
+// The build a call of bucket `rows` runs on for K x N: kopt_w8a16_lanes's,
+// or a tuned entry's columns and lanes.
+constexpr KoptW8a16Lanes kopt_w8a16_choice(long long rows, long long K, long long N,
+                                           long long warp) {
+  KoptW8a16Lanes p = kopt_w8a16_lanes(rows, warp);
+  for (const KoptW8a16Tuned& t : kKoptW8a16Tuned)
+    if (warp == 32 && t.bucket == rows && t.K == K && t.N == N) {
+      p.cols = t.cols;
+      p.lanes = t.lanes;
+    }
+  return p;
 }
 
 // Whether the builds serve K: rows of 16-byte loads.
@@ -109,7 +142,7 @@ constexpr long long kopt_w8a16_workspace_bytes(long long K, long long N, long lo
   long long most = 0;
   for (const int b : kKoptW8a16Buckets) {
     const long long bytes =
-        kopt_w8a16_launch(kopt_w8a16_lanes(b, warp), b, K, N, warp, sms).workspace_bytes;
+        kopt_w8a16_launch(kopt_w8a16_choice(b, K, N, warp), b, K, N, warp, sms).workspace_bytes;
     most = kopt_max(most, bytes);
   }
   return most;

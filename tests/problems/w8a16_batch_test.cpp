@@ -49,12 +49,15 @@ TEST(W8a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"X16", 1}, {"MR", 2}, {"COLS", 1}, {"LPC", 32}, {"WARPS", 16}, {"XT", 2048}},
         {{"X16", 1}, {"MR", 8}, {"COLS", 2}, {"LPC", 8}, {"SPLIT", 8}},
         {{"X16", 1}, {"MR", 16}, {"COLS", 2}, {"LPC", 8}, {"DEPTH", 1}, {"XT", 512}}}}};
-  // And the library's builds (kopt_w8a16_lanes) on both warp sizes.
+  // And the library's builds (kopt_w8a16_lanes) on both warp sizes, and its
+  // tuned builds (kopt_w8a16_choice).
   for (long long bucket : kKoptW8a16Buckets)
     for (long long warp : {32, 64}) {
       const KoptW8a16Lanes p = kopt_w8a16_lanes(bucket, warp);
       knobs["lanes"].push_back(lanes_knobs(p));
     }
+  for (const KoptW8a16Tuned& t : kKoptW8a16Tuned)
+    knobs["lanes"].push_back(lanes_knobs(kopt_w8a16_choice(t.bucket, t.K, t.N, 32)));
   test::expect_seeds_compile_without_scratch(*find_problem(w8a16_batch::kId), knobs,
                                              w8a16_batch::shape(1, 7168, 9216));
 }
@@ -69,16 +72,17 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   (void)test::w4a16_problem();
   const Seed* lanes = find_seed(*find_problem(w8a16_batch::kId), "lanes");
   ASSERT_NE(lanes, nullptr);
-  const std::vector<std::array<int64_t, 2>> shapes = {{7168, 9216}, {5120, 256}, {384, 5120},
-                                                      {4096, 777},  {16, 33},    {65536, 1024},
-                                                      {7168, 1024}, {5120, 3072}};
+  // (1536x6144: the tuned 2-row build.)
+  const std::vector<std::array<int64_t, 2>> shapes = {{7168, 9216}, {5120, 256},  {384, 5120},
+                                                      {4096, 777},  {16, 33},     {65536, 1024},
+                                                      {7168, 1024}, {5120, 3072}, {1536, 6144}};
   int checked = 0;
   for (int64_t bucket : kKoptW8a16Buckets)
     for (const DeviceLimits limits :
          {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
       for (const auto& [K, N] : shapes)
         for (int64_t M : {bucket / 2 + 1, bucket}) {
-          const KoptW8a16Lanes p = kopt_w8a16_lanes(bucket, limits.warp);
+          const KoptW8a16Lanes p = kopt_w8a16_choice(bucket, K, N, limits.warp);
           const KoptW8a16Launch l = kopt_w8a16_launch(p, M, K, N, limits.warp, limits.sms);
           std::map<std::string, int64_t> knobs = lanes_knobs(p);
           knobs["SPLIT"] = l.grid_y;
@@ -99,7 +103,14 @@ TEST(W8a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
               << where;
           ++checked;
         }
-  EXPECT_EQ(checked, static_cast<int>(std::size(kKoptW8a16Buckets)) * 2 * 8 * 2);
+  EXPECT_EQ(checked, static_cast<int>(std::size(kKoptW8a16Buckets)) * 2 * 9 * 2);
+  // The tuned 2-row build: one channel a lane group of sixteen on a warp of
+  // 32 for its shape only.
+  EXPECT_EQ(kopt_w8a16_choice(2, 1536, 6144, 32).lanes, 16);
+  EXPECT_EQ(kopt_w8a16_choice(2, 1536, 6144, 32).cols, 1);
+  EXPECT_EQ(kopt_w8a16_choice(2, 1536, 6144, 64).lanes, 8);
+  EXPECT_EQ(kopt_w8a16_choice(4, 1536, 6144, 32).lanes, 8);
+  EXPECT_EQ(kopt_w8a16_choice(2, 1536, 6143, 32).lanes, 8);
   // The busiest SM: 9216 channels in 144 column blocks of 64 on 132 SMs
   // take eight slices of 7168 at 16 rows (1152 blocks, 9 rounds of 896
   // values; four slices leave a fifth round a third full); 7168 channels of
