@@ -275,6 +275,17 @@ inline bool kopt_xrows_one_bf16_row(long long K, long long N, bool batch1_tuned)
   return K * N < (31LL << 20) || !batch1_tuned;
 }
 
+// Whether one fp16 row with fp16 y runs on the register path rather than on
+// the batch-1 kernel with y converted after it (one small kernel, not two):
+// below 8 x 2^20 weights, where the call's fixed costs weigh most. On the
+// H200 (2026-11-29, PERFORMANCE.md), the library's fp16 row against the
+// 1-row build's time (in bf16, the same kernel), us: faster on all six
+// contest and Llama-3-8B shapes below that size, by 11-31% (4096x1024 3.05
+// against 4.42, 384x5120 2.73 against 3.24); above it mixed (4096x4096
+// 5.59 against 5.87, 5120x3072 5.67 against 5.41, 4096x7168 7.70 against
+// 6.80).
+inline bool kopt_xrows_one_fp16_row(long long K, long long N) { return K * N < (8LL << 20); }
+
 // Lane groups of 16 where a column's chunks of 32 k fit them (K / 32 <= 16),
 // whole warps otherwise: a group of 32 leaves 20 of its lanes idle at K =
 // 384. Measured on an H100 (2026-11-26, PERFORMANCE.md), 2 rows: 384x5120

@@ -141,12 +141,19 @@ const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights
              : nullptr;
 }
 
-// The 1-row xrows build that takes one bf16 row where the register path is
-// the faster for it (kopt_xrows_one_bf16_row); nullptr otherwise.
-const KoptXrowsKernel* one_bf16_row(const KoptW4a16Batched& b, const KoptWeights& w) {
+// The 1-row xrows build that takes one row of these dtypes where the
+// register path is the faster for it (kopt_xrows_one_bf16_row,
+// kopt_xrows_one_fp16_row); nullptr otherwise. fp16 x with fp32 y keeps the
+// batch-1 kernels, which convert nothing.
+const KoptXrowsKernel* one_row(const KoptW4a16Batched& b, const KoptWeights& w, int x_dtype,
+                               int y_dtype) {
   const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
-  return kopt_xrows_one_bf16_row(w.args.K, w.args.N, batch1_tuned) ? in_registers(b, w, 1)
-                                                                   : nullptr;
+  bool faster = false;
+  if (x_dtype == kKoptBf16 && y_dtype == kKoptBf16)
+    faster = kopt_xrows_one_bf16_row(w.args.K, w.args.N, batch1_tuned);
+  else if (x_dtype == kKoptF16 && y_dtype == kKoptF16)
+    faster = kopt_xrows_one_fp16_row(w.args.K, w.args.N);
+  return faster ? in_registers(b, w, 1) : nullptr;
 }
 
 }  // namespace
@@ -178,7 +185,10 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
-  if (one_bf16_row(*this, w)) w.description += " (one bf16 row: xrows)";
+  if (one_row(*this, w, kKoptF16, kKoptF16))
+    w.description += " (one bf16 or fp16-to-fp16 row: xrows)";
+  else if (one_row(*this, w, kKoptBf16, kKoptBf16))
+    w.description += " (one bf16 row: xrows)";
   if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
     w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
                          ? " (M 2-4: xrows, M >= 5: klanes; batched)"
@@ -191,18 +201,17 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // Up to the largest bucket at once (the weights read once per block) where
 // the batched kernels serve this shape and the block has enough rows to
 // gain; 2 to 4 rows on the register path where it serves the shape and is
-// the faster. One row in bf16 on the register path too where it is the
-// faster (kopt_xrows_one_bf16_row): the batch-1 kernels read fp16 x and write
-// fp32 y, so such a call converts both around them (2.1-2.4 us a call on
-// the H200, measured on kopt_w8a16's), which the 1-row build, reading and
-// writing bf16 itself, does not: one bf16 row of the contest shapes took
-// 78.48 us summed against 92.64 before, 0.62-0.96 of the time on the twelve
-// it serves (H200, PERFORMANCE.md, 2026-11-29). fp16 x keeps the batch-1
-// kernels.
+// the faster. One row in bf16, or fp16 with fp16 y, on the register path
+// too where it is the faster (one_row): the batch-1 kernels read fp16 x and
+// write fp32 y, so such a call converts y after them, and bf16 x before them
+// (2.1-2.4 us a call for both on the H200, measured on kopt_w8a16's), which
+// the 1-row build, reading and writing those dtypes itself, does not: one
+// bf16 row of the contest shapes took 78.48 us summed against 92.64 before,
+// 0.62-0.96 of the time on the twelve it serves (H200, PERFORMANCE.md,
+// 2026-11-29).
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
-  if (remaining == 1)
-    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 && one_bf16_row(*this, w) ? 1 : 0;
+  if (remaining == 1) return one_row(*this, w, x_dtype, y_dtype) ? 1 : 0;
   const int block = std::min(remaining, rows);
   if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
     return 0;

@@ -324,6 +324,11 @@ TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
   EXPECT_FALSE(kopt_xrows_one_bf16_row(7168, 9216, true));   // 66M weights, a tuned kernel
   EXPECT_FALSE(kopt_xrows_one_bf16_row(5120, 6349, true));   // 31 x 2^20 + 1024
   EXPECT_TRUE(kopt_xrows_one_bf16_row(4096, 14336, false));  // a generic one
+  // One fp16 row with fp16 y: below 8 x 2^20 weights.
+  EXPECT_TRUE(kopt_xrows_one_fp16_row(7168, 1024));
+  EXPECT_TRUE(kopt_xrows_one_fp16_row(384, 5120));
+  EXPECT_FALSE(kopt_xrows_one_fp16_row(7168, 1536));
+  EXPECT_FALSE(kopt_xrows_one_fp16_row(4096, 2048));  // 8 x 2^20
   for (long long rows : {3, 4}) {
     EXPECT_FALSE(kopt_xrows_preferred(rows, 7168, 9216));  // 66M weights
     EXPECT_FALSE(kopt_xrows_preferred(rows, 4608, 7168));
