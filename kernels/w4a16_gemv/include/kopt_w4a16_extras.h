@@ -15,7 +15,8 @@
  * kopt_w4a16_gemm's rows: one row runs on the batch-1 kernel chosen for the
  * shape, or in bf16 (x and y) on a 1-row build of the register path where
  * it serves the shape (fewer than 31 x 2^20 weights, or more where the
- * batch-1 kernel is a generic variant: no conversions around the call); 2 or more on the batched
+ * batch-1 kernel is a generic variant: no conversions around the call), and
+ * with fp16 x and y below 8 x 2^20 weights; 2 or more on the batched
  * kernels, which read the weights once for up to 16 rows (a register path for 2 to 4 rows up to K =
  * 8192, a shared memory path in buckets of 4, 8 and 16 rows, and 2 past K = 8192; 8 at most on a
  * wavefront of 64; larger M in blocks of the largest), where the shape's weights are in a layout
