@@ -1,5 +1,6 @@
 // The contract's helper functions (cdiv, align, min, max) on the host, as
-// the generated launch code and the libraries' own launch math use them.
+// the generated launch code and the libraries' own launch math use them, and
+// what both libraries' batched builds share (row buckets, tuned tables).
 // Plain C++: no GPU runtime, so host-only code and the tests include it too.
 #pragma once
 
@@ -31,4 +32,20 @@ constexpr long long kopt_smallest_bucket(const int (&buckets)[Count], long long 
 template <std::size_t Count>
 constexpr int kopt_largest_bucket(const int (&buckets)[Count]) {
   return buckets[Count - 1];
+}
+
+// Whether every entry of a tuned table has a build among `builds` that
+// `matches` it (which must reject a table's end marker, if it has one): the
+// libraries' build-time check of their tuned tables, since a lookup that
+// finds no build falls back to the usual choice without a word.
+template <typename Entry, std::size_t EntryCount, typename Build, std::size_t BuildCount,
+          typename Matches>
+constexpr bool kopt_each_entry_has_a_build(const Entry (&table)[EntryCount],
+                                           const Build (&builds)[BuildCount], Matches matches) {
+  for (const Entry& entry : table) {
+    bool built = false;
+    for (const Build& b : builds) built = built || matches(b, entry);
+    if (!built) return false;
+  }
+  return true;
 }

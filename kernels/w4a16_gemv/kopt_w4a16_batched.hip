@@ -322,21 +322,6 @@
 #endif
 
 #if KOPT_HOST_PASS
-// Whether every entry of a tuned table has a build among `builds` (ended by
-// one without a call) that `matches` it: the xrows table's build-time check
-// below, since a lookup that finds none falls back to the default choice
-// without a word.
-template <typename Entry, size_t Count, typename Build, typename Matches>
-constexpr bool kopt_each_entry_has_a_build(const Entry (&table)[Count], const Build* builds,
-                                           Matches matches) {
-  for (const Entry& entry : table) {
-    bool built = false;
-    for (const Build* b = builds; b->call; ++b) built = built || matches(*b, entry);
-    if (!built) return false;
-  }
-  return true;
-}
-
 constexpr KoptBatchedKernel kKoptBatchedKernels[] = {
     {kopt_klanes_m2_0_g1_c2_build::kParams, kopt_klanes_m2_0_g1_c2_build::call, kopt_klanes_m2_0_g1_c2_build::lay_out},
     {kopt_klanes_m4_0_g1_c2_build::kParams, kopt_klanes_m4_0_g1_c2_build::call, kopt_klanes_m4_0_g1_c2_build::lay_out},

@@ -66,16 +66,12 @@ constexpr KoptLanesTunedBuild kLanesTuned[] = {
     {2, 1, 16,
      {kopt_w8a16_lanes_m2_c1_l16_io0_build::call, kopt_w8a16_lanes_m2_c1_l16_io1_build::call,
       kopt_w8a16_lanes_m2_c1_l16_io2_build::call}}};
-constexpr bool kopt_each_tuned_entry_built() {
-  for (const KoptW8a16Tuned& t : kKoptW8a16Tuned) {
-    bool built = false;
-    for (const KoptLanesTunedBuild& b : kLanesTuned)
-      built = built || (b.rows == t.bucket && b.cols == t.cols && b.lanes == t.lanes);
-    if (!built) return false;
-  }
-  return true;
-}
-static_assert(kopt_each_tuned_entry_built(), "a kKoptW8a16Tuned entry has no build");
+static_assert(kopt_each_entry_has_a_build(kKoptW8a16Tuned, kLanesTuned,
+                                          [](const KoptLanesTunedBuild& b, const KoptW8a16Tuned& t) {
+                                            return b.rows == t.bucket && b.cols == t.cols &&
+                                                   b.lanes == t.lanes;
+                                          }),
+              "a kKoptW8a16Tuned entry has no build");
 #else
 // None on AMD: one entry of no bucket (C++ has no empty arrays).
 constexpr KoptLanesTunedBuild kLanesTuned[] = {{0, 0, 0, {nullptr, nullptr, nullptr}}};
