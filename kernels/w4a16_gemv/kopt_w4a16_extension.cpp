@@ -141,21 +141,6 @@ const KoptXrowsKernel* in_registers(const KoptW4a16Batched& b, const KoptWeights
              : nullptr;
 }
 
-// The 1-row xrows build that takes one row of these dtypes where the
-// register path is the faster for it (kopt_xrows_one_bf16_row,
-// kopt_xrows_one_fp16_row); nullptr otherwise. fp16 x with fp32 y keeps the
-// batch-1 kernels, which convert nothing.
-const KoptXrowsKernel* one_row(const KoptW4a16Batched& b, const KoptWeights& w, int x_dtype,
-                               int y_dtype) {
-  const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
-  bool faster = false;
-  if (x_dtype == kKoptBf16 && y_dtype == kKoptBf16)
-    faster = kopt_xrows_one_bf16_row(w.args.K, w.args.N, batch1_tuned);
-  else if (x_dtype == kKoptF16 && y_dtype == kKoptF16)
-    faster = kopt_xrows_one_fp16_row(w.args.K, w.args.N);
-  return faster ? in_registers(b, w, 1) : nullptr;
-}
-
 }  // namespace
 
 hipError_t KoptW4a16Batched::before_init(const KoptKernelEntry* entry, const KoptShapeArgs& args,
@@ -185,9 +170,15 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
-  if (one_row(*this, w, kKoptF16, kKoptF16))
+  // One row where the register path is the faster for its dtypes
+  // (kopt_xrows_one_bf16_row, kopt_xrows_one_fp16_row), decided here once.
+  const bool one_row = in_registers(*this, w, 1) != nullptr;
+  const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
+  bf16_row = one_row && kopt_xrows_one_bf16_row(K, N, batch1_tuned);
+  fp16_row = one_row && kopt_xrows_one_fp16_row(K, N);
+  if (fp16_row)
     w.description += " (one bf16 or fp16-to-fp16 row: xrows)";
-  else if (one_row(*this, w, kKoptBf16, kKoptBf16))
+  else if (bf16_row)
     w.description += " (one bf16 row: xrows)";
   if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
     w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
@@ -202,7 +193,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // the batched kernels serve this shape and the block has enough rows to
 // gain; 2 to 4 rows on the register path where it serves the shape and is
 // the faster. One row in bf16, or fp16 with fp16 y, on the register path
-// too where it is the faster (one_row): the batch-1 kernels read fp16 x and
+// too where it is the faster (bf16_row, fp16_row): the batch-1 kernels read fp16 x and
 // write fp32 y, so such a call converts y after them, and bf16 x before them
 // (2.1-2.4 us a call for both on the H200, measured on kopt_w8a16's), which
 // the 1-row build, reading and writing those dtypes itself, does not: one
@@ -211,7 +202,12 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // 2026-11-29).
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
-  if (remaining == 1) return one_row(*this, w, x_dtype, y_dtype) ? 1 : 0;
+  // One row: fp16 x with fp32 y keeps the batch-1 kernels, which convert nothing.
+  if (remaining == 1)
+    return (x_dtype == kKoptBf16 && y_dtype == kKoptBf16 && bf16_row) ||
+                   (x_dtype == kKoptF16 && y_dtype == kKoptF16 && fp16_row)
+               ? 1
+               : 0;
   const int block = std::min(remaining, rows);
   if (!in_registers(*this, w, block) && (layout < 0 || block < kopt_batched_min_rows(w.args.K)))
     return 0;

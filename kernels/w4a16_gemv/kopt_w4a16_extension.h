@@ -13,6 +13,8 @@ struct KoptW4a16Batched {
 
   int layout = -1;  // the layout the batched kernels read the weights in; -1: none
   int rows = 0;     // the largest bucket served for this shape on this device
+  // One row on the register path, in bf16 or in fp16 with fp16 y (after_init says where).
+  bool bf16_row = false, fp16_row = false;
   float* workspace = nullptr;
   // Between the hooks: the batched kernels' re-layout of the canonical
   // weights, compared with the entry's once it ran.

@@ -105,7 +105,8 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
-  w.description += " (M >= 2: lanes, batched)";
+  bf16_row = kopt_w8a16_one_bf16_row(w.args.K, w.args.N, w.args.warp, w.args.sms);
+  w.description += bf16_row ? " (M >= 2, one bf16 row: lanes, batched)" : " (M >= 2: lanes, batched)";
   return hipSuccess;
 }
 
@@ -117,14 +118,10 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // around them (2.1-2.4 us a call on the H200), which the 1-row build,
 // reading and writing bf16 itself, does not. fp16 x keeps the batch-1
 // kernels, which need no conversion of x.
-int KoptW8a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
+int KoptW8a16Batched::block_rows(const KoptWeights&, int remaining, int x_dtype,
                                  int y_dtype) const {
   if (!serves) return 0;
-  if (remaining == 1)
-    return x_dtype == kKoptBf16 && y_dtype == kKoptBf16 &&
-                   kopt_w8a16_one_bf16_row(w.args.K, w.args.N, w.args.warp, w.args.sms)
-               ? 1
-               : 0;
+  if (remaining == 1) return bf16_row && x_dtype == kKoptBf16 && y_dtype == kKoptBf16 ? 1 : 0;
   return std::min(remaining, kMaxRows);
 }
 

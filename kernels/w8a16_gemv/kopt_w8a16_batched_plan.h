@@ -2,9 +2,10 @@
 // lanes.hip) in kopt_w8a16 and their launch, written once from the seed's
 // contract in plain C++ (tests/problems/w8a16_batch_test.cpp checks that
 // they plan what the contract plans): one build per M bucket (and the builds
-// tuned for some shapes), two channels a lane group of eight lanes, blocks of 256 threads, x staged
-// in 32 KB of shared memory at most (measured on the H200 on five contest shapes at 2, 8 and 16
-// rows: PERFORMANCE.md, 2026-11-29), and K cut into slices by a model of the busiest SM
+// tuned for some shapes), two channels a lane group of eight lanes, blocks
+// of 256 threads, x staged in 32 KB of shared memory at most (measured on
+// the H200 on five contest shapes at 2, 8 and 16 rows: PERFORMANCE.md,
+// 2026-11-29), and K cut into slices by a model of the busiest SM
 // (kopt_w8a16_split).
 #pragma once
 

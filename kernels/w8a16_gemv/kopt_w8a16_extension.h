@@ -11,7 +11,8 @@
 struct KoptW8a16Batched {
   static constexpr int kMaxRows = kKoptW8a16MaxRows;
 
-  bool serves = false;  // the weights stay canonical and K is a multiple of 16
+  bool serves = false;    // the weights stay canonical and K is a multiple of 16
+  bool bf16_row = false;  // one bf16 row runs on the 1-row build (kopt_w8a16_one_bf16_row)
   float* workspace = nullptr;
 
   hipError_t before_init(const KoptKernelEntry*, const KoptShapeArgs&, const unsigned char*,
