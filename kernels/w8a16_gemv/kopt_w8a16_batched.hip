@@ -34,11 +34,8 @@
 #if KOPT_HOST_PASS
 namespace {
 
-using KoptLanesCall = hipError_t (*)(long long M, long long K, long long N, long long warp,
-                                     long long sms, const void* x, const unsigned char* w, void* y,
-                                     float* ws, hipStream_t stream);
 // The builds in kKoptW8a16Buckets's order, each in kKoptNativeIo's order.
-constexpr KoptLanesCall kLanesCalls[][3] = {
+constexpr KoptW8a16LanesCall kLanesCalls[][KoptW8a16Batched::kIoPairs] = {
     {kopt_w8a16_lanes_m1_io0_build::call, kopt_w8a16_lanes_m1_io1_build::call,
      kopt_w8a16_lanes_m1_io2_build::call},
     {kopt_w8a16_lanes_m2_io0_build::call, kopt_w8a16_lanes_m2_io1_build::call,
@@ -49,17 +46,15 @@ constexpr KoptLanesCall kLanesCalls[][3] = {
      kopt_w8a16_lanes_m8_io2_build::call},
     {kopt_w8a16_lanes_m16_io0_build::call, kopt_w8a16_lanes_m16_io1_build::call,
      kopt_w8a16_lanes_m16_io2_build::call}};
-static_assert(sizeof kLanesCalls / sizeof kLanesCalls[0] ==
-                      sizeof kKoptW8a16Buckets / sizeof kKoptW8a16Buckets[0] &&
-                  sizeof kLanesCalls[0] / sizeof kLanesCalls[0][0] ==
-                      sizeof kKoptNativeIo / sizeof kKoptNativeIo[0],
+static_assert(sizeof kLanesCalls / sizeof kLanesCalls[0] == KoptW8a16Batched::kBuckets &&
+                  sizeof kLanesCalls[0] / sizeof kLanesCalls[0][0] == KoptW8a16Batched::kIoPairs,
               "a build per bucket and dtype pair");
 
 // The tuned builds: a bucket's columns and lanes of kKoptW8a16Tuned, each
 // in kKoptNativeIo's order.
 struct KoptLanesTunedBuild {
   long long rows, cols, lanes;
-  KoptLanesCall calls[3];
+  KoptW8a16LanesCall calls[KoptW8a16Batched::kIoPairs];
 };
 #if !defined(KOPT_AMD)
 constexpr KoptLanesTunedBuild kLanesTuned[] = {
@@ -79,7 +74,7 @@ constexpr KoptLanesTunedBuild kLanesTuned[] = {{0, 0, 0, {nullptr, nullptr, null
 
 // The call of `bucket`'s build (kKoptW8a16Buckets's index) for K x N in
 // dtype pair `io`: a tuned build where kopt_w8a16_choice picks one.
-KoptLanesCall lanes_call(int bucket, int io, long long K, long long N, long long warp) {
+KoptW8a16LanesCall lanes_call(int bucket, int io, long long K, long long N, long long warp) {
   const long long rows = kKoptW8a16Buckets[bucket];
   const KoptW8a16Lanes p = kopt_w8a16_choice(rows, K, N, warp);
   for (const KoptLanesTunedBuild& b : kLanesTuned)
@@ -105,6 +100,9 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     *step = "allocating the batched workspace";
     return e;
   }
+  for (int bucket = 0; bucket < kBuckets; ++bucket)
+    for (int io = 0; io < kIoPairs; ++io)
+      calls[bucket][io] = lanes_call(bucket, io, w.args.K, w.args.N, w.args.warp);
   bf16_row = kopt_w8a16_one_bf16_row(w.args.K, w.args.N, w.args.warp, w.args.sms);
   w.description += bf16_row ? " (M >= 2, one bf16 row: lanes, batched)" : " (M >= 2: lanes, batched)";
   return hipSuccess;
@@ -135,9 +133,8 @@ hipError_t KoptW8a16Batched::call(const KoptWeights& w, int rows, const void* x,
   const int io = kopt_native_io(x_dtype, y_dtype);
   const int bucket = kopt_bucket_index(kKoptW8a16Buckets, rows);
   if (io < 0 || bucket < 0) return hipErrorInvalidValue;
-  return lanes_call(bucket, io, w.args.K, w.args.N, w.args.warp)(
-      rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
-                            workspace, stream);
+  return calls[bucket][io](rows, w.args.K, w.args.N, w.args.warp, w.args.sms, x, w.weights, y,
+                           workspace, stream);
 }
 
 void KoptW8a16Batched::release() {
