@@ -224,6 +224,9 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   // two libraries link into one program.
   const LibrarySpec library = problem.library();
   const std::string prefix = library.name + "_" + k.symbol;
+  // Each C name through KOPT_ENTRY_NAME (kopt_launch.h), so that the library
+  // can build an entry again under other names (for another dtype pair).
+  const auto named = [](const std::string& name) { return "KOPT_ENTRY_NAME(" + name + ")"; };
   CppPrinter to_cpp{{names.begin(), names.end()}};
   to_cpp.wide.insert({"WARP", "SMS"});
   // The shape's variables, then the contract's named values in order, as the
@@ -260,11 +263,11 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
   // Entry points get unique C names; helpers live in the namespace, so one
   // source serves every entry that includes it with its own parameters.
   for (const auto& name : unique_kernels)
-    s += fmt::format("#define {} {}_{}\n", name, prefix, name);
-  s += fmt::format("\nnamespace {} {{\n{}{} ----\n#include \"{}\"\n", prefix, kSourceMarker,
+    s += fmt::format("#define {} {}\n", name, named(prefix + "_" + name));
+  s += fmt::format("\nnamespace {} {{\n{}{} ----\n#include \"{}\"\n", named(prefix), kSourceMarker,
                    out->source_file, out->source_file);
   for (const auto& name : unique_kernels) s += fmt::format("#undef {}\n", name);
-  auto kernel = [&](const std::string& name) { return fmt::format("{}_{}", prefix, name); };
+  auto kernel = [&](const std::string& name) { return named(prefix + "_" + name); };
   // Host side: the launch contract, evaluated for the actual shape and device.
   s += "\n// Launch code from the kopt: contract.\n";
   // The requirements that name no named value first: the named values are
@@ -313,8 +316,8 @@ Status generate_kernel_source(const Problem& problem, const ExportedKernel& k,
       "\"{2}\", {0}::kopt_supported, "
       "{0}::kopt_packed_bytes, {0}::kopt_workspace_bytes, {0}::kopt_relayout, "
       "{0}::kopt_call, {3}}};\n#endif\n",
-      prefix, shape, c_string(c.spec.name + " " + params_to_json(c.params)),
-      c.spec.relayout ? "true" : "false", entry_symbol(library, k));
+      named(prefix), shape, c_string(c.spec.name + " " + params_to_json(c.params)),
+      c.spec.relayout ? "true" : "false", named(entry_symbol(library, k)));
   out->entry_text = s;
   return Status();
 }

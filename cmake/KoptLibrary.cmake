@@ -24,6 +24,42 @@
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
+# The generated entries whose kernel source reads x and writes y through the
+# dtype hooks (KOPT_X_PAIR and KOPT_Y_STORE, as the gen seed does) built once
+# more for each other dtype pair of kKoptNativeIo (fp16 to fp16, bf16 to
+# bf16): a source per entry and pair that includes the entry under names of
+# its own (kopt_entry_pair.h), and their table (${out}/kopt_entry_pairs.inc,
+# KOPT_ENTRY_PAIRS lines, included by kopt_dispatch_tables.inc). So one row in
+# an engine's dtypes runs the entry's own kernel, with no conversion kernels
+# around it. The sources go into `result`.
+function(kopt_entry_pairs name kernels generated out result)
+  set(sources "")
+  set(table "// Written by kopt_problem_library (cmake/KoptLibrary.cmake): the entries built for\n")
+  string(APPEND table "// every dtype pair of kKoptNativeIo (kernels/common/kopt_entry_pair.h).\n")
+  foreach(kernel ${kernels})
+    file(STRINGS ${kernel} marker REGEX "^// ---- candidate source: [^ ]+ ----$")
+    string(REGEX REPLACE "^// ---- candidate source: ([^ ]+) ----$" "\\1" source "${marker}")
+    if(NOT marker OR NOT EXISTS ${generated}/${source})
+      continue()
+    endif()
+    file(STRINGS ${generated}/${source} x_hook REGEX "define KOPT_X_PAIR")
+    file(STRINGS ${generated}/${source} y_hook REGEX "define KOPT_Y_STORE")
+    if(NOT x_hook OR NOT y_hook)
+      continue()
+    endif()
+    get_filename_component(stem ${kernel} NAME_WE)
+    foreach(pair 1 2)
+      set(pair_source ${out}/pairs/${stem}_io${pair}.hip)
+      file(CONFIGURE OUTPUT ${pair_source} @ONLY CONTENT
+           "// Written by kopt_problem_library (cmake/KoptLibrary.cmake): the entry ${stem}\n// reading x and writing y in dtype pair ${pair} of kKoptNativeIo.\n#define KOPT_ENTRY_PAIR ${pair}\n#include \"kopt_entry_pair.h\"\n#include \"${kernel}\"\n")
+      list(APPEND sources ${pair_source})
+    endforeach()
+    string(APPEND table "KOPT_ENTRY_PAIRS(${name}_entry_${stem})\n")
+  endforeach()
+  file(CONFIGURE OUTPUT ${out}/kopt_entry_pairs.inc @ONLY CONTENT "${table}")
+  set(${result} ${sources} PARENT_SCOPE)
+endfunction()
+
 function(kopt_problem_library)
   cmake_parse_arguments(ARG "PYTHON" "VERSION;EXTRA_HEADER" "EXTENSION;HOST_SOURCES;GPU_SOURCES;PRIVATE_INCLUDES" ${ARGN})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
@@ -68,8 +104,9 @@ function(kopt_problem_library)
   set_target_properties(${name}_host PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
   file(GLOB kernels CONFIGURE_DEPENDS ${dir}/generated/*.hip)
-  kopt_kernel_sources(${out}/${name}_api.cpp ${ARG_GPU_SOURCES} ${kernels})
-  add_library(${name} STATIC ${out}/${name}_api.cpp ${ARG_GPU_SOURCES} ${kernels})
+  kopt_entry_pairs(${name} "${kernels}" ${dir}/generated ${out} entry_pairs)
+  kopt_kernel_sources(${out}/${name}_api.cpp ${ARG_GPU_SOURCES} ${kernels} ${entry_pairs})
+  add_library(${name} STATIC ${out}/${name}_api.cpp ${ARG_GPU_SOURCES} ${kernels} ${entry_pairs})
   target_include_directories(${name} PUBLIC ${public_includes}
                              PRIVATE ${out} ${dir} ${dir}/generated ${ARG_PRIVATE_INCLUDES})
   kopt_kernel_library(${name} ${ARG_VERSION})

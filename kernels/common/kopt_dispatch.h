@@ -26,14 +26,32 @@ struct KoptTunedEntry {
   const char* target;
 };
 
+// An entry the library built again for the other dtype pairs of the C API
+// (kKoptNativeIo, kopt_library.h; kopt_entry_pair.h): pairs[i] reads x and
+// writes y in pair i, pairs[0] the entry itself.
+struct KoptEntryPairs {
+  const KoptKernelEntry* entry;
+  const KoptKernelEntry* pairs[3];
+};
+
 // The generated tables of one library.
 struct KoptDispatchTables {
   const KoptTunedEntry* tuned;            // ends with {nullptr, nullptr}
   const KoptKernelEntry* const* generic;  // ends with nullptr
   const KoptGenericProbe* probes;
   int probe_count;
-  const char* rule_device;  // where the probes were measured ("" when none)
+  const char* rule_device;            // where the probes were measured ("" when none)
+  const KoptEntryPairs* entry_pairs;  // ends with {nullptr, {}}
 };
+
+// The builds of `entry` for every dtype pair; nullptr where the library has
+// none.
+inline const KoptKernelEntry* const* kopt_entry_pairs(const KoptDispatchTables& t,
+                                                      const KoptKernelEntry* entry) {
+  for (const KoptEntryPairs* p = t.entry_pairs; p && p->entry; ++p)
+    if (p->entry == entry) return p->pairs;
+  return nullptr;
+}
 
 // The device's architecture as kopt names targets: sm_90, gfx906.
 inline hipError_t kopt_device_arch(int device, std::string* arch) {
@@ -143,6 +161,9 @@ inline hipError_t kopt_prepare_weights(const KoptKernelEntry* entry, const KoptS
 struct KoptWeights {
   KoptShapeArgs args{};
   const KoptKernelEntry* entry = nullptr;
+  // The entry's builds for every dtype pair (KoptEntryPairs::pairs); nullptr
+  // where it has none.
+  const KoptKernelEntry* const* entry_pairs = nullptr;
   unsigned char* weights = nullptr;  // the canonical blob, or the re-layout's output
   float* workspace = nullptr;
   std::string description;

@@ -15,6 +15,18 @@
 #define KOPT_HOST_PASS 1
 #endif
 
+// Every C name a generated entry defines (its kernels, its namespace, its
+// entry) is written through KOPT_ENTRY_NAME: the name itself, or with
+// KOPT_ENTRY_SUFFIX appended where the library builds the entry a second
+// time, reading x and writing y in another dtype pair (kopt_entry_io.h).
+#define KOPT_ENTRY_CAT_(a, b) a##b
+#define KOPT_ENTRY_CAT(a, b) KOPT_ENTRY_CAT_(a, b)
+#ifdef KOPT_ENTRY_SUFFIX
+#define KOPT_ENTRY_NAME(name) KOPT_ENTRY_CAT(name, KOPT_ENTRY_SUFFIX)
+#else
+#define KOPT_ENTRY_NAME(name) name
+#endif
+
 // The problem's shape variables, written by `kopt export` beside the entries:
 // struct KoptShapeArgs (one long long per variable, then warp and sms),
 // kopt_same_shape, and kopt_rule_x / kopt_rule_y (the two variables the

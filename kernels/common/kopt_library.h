@@ -28,6 +28,11 @@ struct KoptNativeIo {
 };
 constexpr KoptNativeIo kKoptNativeIo[] = {
     {kKoptF16, kKoptF32}, {kKoptF16, kKoptF16}, {kKoptBf16, kKoptBf16}};
+#if KOPT_HOST_PASS
+static_assert(sizeof kKoptNativeIo / sizeof kKoptNativeIo[0] ==
+                  sizeof KoptEntryPairs::pairs / sizeof KoptEntryPairs::pairs[0],
+              "an entry's builds are one per pair of kKoptNativeIo");
+#endif
 // The index of x_dtype and y_dtype in kKoptNativeIo; -1 for a pair not built.
 constexpr int kopt_native_io(int x_dtype, int y_dtype) {
   int i = 0;
@@ -227,8 +232,11 @@ KoptResult kopt_library_create(const KoptDispatchTables& tables, const void* con
     return kopt_gpu_error(e, "preparing the extension's kernels");
   }
   const char* step = "";
-  if ((e = kopt_weights_init(w, entry, args, why, blob, stream, &step)) != hipSuccess ||
-      (e = w->extension.after_init(*w, stream, &step)) != hipSuccess)
+  if ((e = kopt_weights_init(w, entry, args, why, blob, stream, &step)) != hipSuccess)
+    return kopt_gpu_error(e, step);
+  w->entry_pairs = kopt_entry_pairs(tables, entry);
+  if (w->entry_pairs) w->description += " (one fp16-fp16 or bf16-bf16 row: its own builds)";
+  if ((e = w->extension.after_init(*w, stream, &step)) != hipSuccess)
     return kopt_gpu_error(e, step);
   // The staging rows, allocated here so that calls allocate nothing (stream
   // capture).
@@ -295,11 +303,22 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
     return r;
   const int K = static_cast<int>(w.args.K), N = static_cast<int>(w.args.N);
   const size_t x_bytes = 2, y_bytes = y_dtype == kKoptF32 ? 4 : 2;
+  // A single row runs on the entry's build for the call's dtypes where it has
+  // one (x in the weights' K order): the entry's own kernel, no conversions.
+  const int pair = kopt_native_io(x_dtype, y_dtype);
+  const KoptKernelEntry* own_pair =
+      w.entry_pairs && pair >= 0 && !w.k_order ? w.entry_pairs[pair] : nullptr;
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
     const int block = w.extension.block_rows(w, M - m0, x_dtype, y_dtype);
     rows = block > 0 ? block : 1;
     const char* x_m = static_cast<const char*>(x) + static_cast<size_t>(m0) * K * x_bytes;
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * y_bytes;
+    if (rows == 1 && own_pair) {
+      const hipError_t e = own_pair->call(w.args, reinterpret_cast<const __half*>(x_m), w.weights,
+                                          reinterpret_cast<float*>(y_m), w.workspace, stream);
+      if (e != hipSuccess) return kopt_gpu_error(e, "gemm launch");
+      continue;
+    }
     const bool native = block > 0 && w.extension.native(x_dtype, y_dtype);
     const bool stage_x = w.k_order || (!native && x_dtype != kKoptF16);
     const bool convert_y = !native && y_dtype != kKoptF32;

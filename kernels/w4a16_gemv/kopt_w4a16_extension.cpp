@@ -171,8 +171,10 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     return e;
   }
   // One row where the register path is the faster for its dtypes
-  // (kopt_xrows_one_bf16_row, kopt_xrows_one_fp16_row), decided here once.
-  const bool one_row = in_registers(*this, w, 1) != nullptr;
+  // (kopt_xrows_one_bf16_row, kopt_xrows_one_fp16_row), decided here once;
+  // only for an entry without builds of its own for those dtypes
+  // (w.entry_pairs: the C API runs a single row on those first).
+  const bool one_row = !w.entry_pairs && in_registers(*this, w, 1) != nullptr;
   const bool batch1_tuned = w.entry->shape.K != 0;  // a generic variant's shape is all 0
   bf16_row = one_row && kopt_xrows_one_bf16_row(K, N, batch1_tuned);
   fp16_row = one_row && kopt_xrows_one_fp16_row(K, N);

@@ -33,6 +33,22 @@
   }
 }
 */
+// How x's 16-bit pairs become floats and how y's values are stored (or,
+// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
+// and fp32 y, unless a build defines its own (the library builds bf16 x and
+// fp16 or bf16 y too, so engines running those dtypes launch no conversion
+// kernels around a call). KOPT_X_FP16 0 says x is not fp16, so XMAX takes
+// the largest |x| from the floats.
+#ifndef KOPT_X_PAIR
+#define KOPT_X_PAIR(pair) __half22float2(pair)
+#endif
+#ifndef KOPT_X_FP16
+#define KOPT_X_FP16 1
+#endif
+#ifndef KOPT_Y_STORE
+#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
+#endif
+
 // Packed layout (as dot): q bytes exactly as canonical ([N][K/2], low nibble
 // = even k), then half2 (scale, offset) [N][K/G] after a 256-byte boundary.
 
@@ -177,7 +193,7 @@ KOPT_INLINE void half8_to_float(const uint4 h, float* v) {
   const kopt_u32 hw[4] = {h.x, h.y, h.z, h.w};
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
+    const float2 f = KOPT_X_PAIR(*reinterpret_cast<const __half2*>(&hw[e]));
     v[2 * e] = f.x;
     v[2 * e + 1] = f.y;
   }
@@ -188,7 +204,7 @@ KOPT_INLINE void half8_to_float(const uint4 h, float* v) {
 // exact, so it equals the one over the floats) instead of one float per
 // integer-ALU instruction; otherwise from the floats (HIP's headers for
 // gfx906 have no __hmax2).
-#if XMAX == 1 && defined(KOPT_NVIDIA)
+#if XMAX == 1 && defined(KOPT_NVIDIA) && KOPT_X_FP16
 #define XMAX_HALF2 1
 #else
 #define XMAX_HALF2 0
@@ -212,7 +228,9 @@ KOPT_INLINE float largest_abs(const uint4* h, const float* v, int n) {
 }
 
 // E of a chunk from its largest |x| (zeros and subnormals scale like fp16's
-// smallest normal).
+// smallest normal; a bf16 chunk whose largest |x| is below 2^-14 then rounds
+// to multiples of 2^-28, far inside the 1e-2 rule, and a chunk of values
+// below 2^-29 to zeros).
 KOPT_INLINE int chunk_exponent(float largest) {
   return max((__float_as_int(largest) >> 23) - 127, -14);
 }
@@ -435,32 +453,37 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
       }
       const bool writer = sl == 0;
   #endif
-      // Writes the group's columns below `columns` to dst: with SPREAD_SUMS
-      // one per writing lane, else lane 0 all of them.
-      auto write_columns = [&](float* dst, int columns) {
+      // Writes the group's columns below `columns` to dst[first + column]:
+      // with SPREAD_SUMS one per writing lane, else lane 0 all of them.
+      // `partial`: dst is fp32 (shared memory or the workspace), not y.
+      auto write_columns = [&](float* dst, kopt_u64 first, int columns, bool partial) {
         if (!writer) return;
   #if SPREAD_SUMS
-        if (row < columns) dst[row] = total;
+        if (row < columns) KOPT_Y_STORE(dst, first + row, total, partial);
   #else
   #pragma unroll
         for (int r = 0; r < ROWS; ++r)
-          if (r < columns) dst[r] = part[r];
+          if (r < columns) KOPT_Y_STORE(dst, first + r, part[r], partial);
   #endif
       };
       if (KSPLIT == 1) {
-        if (active)
-          write_columns(SPLIT == 1 ? y + col0 : ws + (kopt_u64)blockIdx.y * N + col0, N - col0);
+        if (active) {
+          if (SPLIT == 1)
+            write_columns(y, col0, N - col0, false);
+          else
+            write_columns(ws, (kopt_u64)blockIdx.y * N + col0, N - col0, true);
+        }
       } else {
         // K parts in a fixed order: deterministic.
         const int local = (colwarp * groups_per_warp + sub) * ROWS;
-        write_columns(partials + kpart * cols_per_tile + local, ROWS);
+        write_columns(partials, kpart * cols_per_tile + local, ROWS, true);
         __syncthreads();
         for (int i = threadIdx.x; i < cols_per_tile; i += blockDim.x) {
           const int col = tile * cols_per_tile + i;
           if (col >= N) continue;
           float v = 0.f;
           for (int s = 0; s < KSPLIT; ++s) v += partials[s * cols_per_tile + i];
-          if (SPLIT == 1) y[col] = v;
+          if (SPLIT == 1) KOPT_Y_STORE(y, col, v, false);
           else ws[(kopt_u64)blockIdx.y * N + col] = v;
         }
         __syncthreads();  // partials are rewritten by the next tile
@@ -491,7 +514,7 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
           float v = 0.f;
 #pragma unroll
           for (int s = 0; s < SPLIT; ++s) v += slices[(kopt_u64)s * N + n];
-          y[n] = v;
+          KOPT_Y_STORE(y, n, v, false);
         }
       }
       __syncthreads();  // last_of_tile is rewritten for the next tile
@@ -696,7 +719,7 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
       if (a0 == 0 && a1 == S) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r)
-          if (grp * ROWS + r < N) y[grp * ROWS + r] = part[r];
+          if (grp * ROWS + r < N) KOPT_Y_STORE(y, grp * ROWS + r, part[r], false);
       } else {
         const kopt_i64 first = (kopt_i64)grp * S;
         const int index = starts_upto(first + a0) - starts_upto(first);
@@ -728,7 +751,7 @@ KOPT_KERNEL void GEMV_LAUNCH_BOUNDS
         for (int r = 0; r < ROWS; ++r) {
           float v = 0.f;
           for (int i = 0; i < count; ++i) v += done[i * ROWS + r];
-          if (grp * ROWS + r < N) y[grp * ROWS + r] = v;
+          if (grp * ROWS + r < N) KOPT_Y_STORE(y, grp * ROWS + r, v, false);
         }
         tickets[grp] = 0;  // rearmed for the next call
       }

@@ -221,6 +221,40 @@ TEST(ExportTest, EntriesShareOneSourceFileAndNameIt) {
   EXPECT_FALSE(candidate_source_of(dir, "bare.hip", &source).ok());
 }
 
+// Every C name of an entry goes through KOPT_ENTRY_NAME, so the library can
+// build the entry a second time under other names (kopt_entry_pair.h): its
+// kernels, its namespace (and the launches and functions in it) and the
+// entry itself; no bare prefixed name is left.
+TEST(ExportTest, EveryCNameOfAnEntryCanBeRenamed) {
+  ExportedKernel k;
+  k.symbol = "generic_gen_split2";
+  ASSERT_TRUE(
+      parse_candidate(find_seed(test::w4a16_problem(), "gen")->source, {{"SPLIT", 2}}, &k.candidate)
+          .ok());
+  GeneratedKernel g;
+  ASSERT_TRUE(generate_kernel_source(test::w4a16_problem(), k, &g).ok());
+  const std::string& t = g.entry_text;
+  EXPECT_NE(t.find("#define gemv KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_split2_gemv)"),
+            std::string::npos);
+  EXPECT_NE(t.find("namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_split2) {"),
+            std::string::npos);
+  EXPECT_NE(t.find("KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_split2_gemv)<<<"), std::string::npos);
+  EXPECT_NE(
+      t.find("extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w4a16_entry_generic_gen_split2)"),
+      std::string::npos);
+  // Each occurrence of the prefix is inside KOPT_ENTRY_NAME( ... ), or in a
+  // comment or the closing namespace comment.
+  for (size_t at = t.find("kopt_w4a16_"); at != std::string::npos;
+       at = t.find("kopt_w4a16_", at + 1)) {
+    const size_t line = t.rfind('\n', at) + 1;
+    const std::string before = t.substr(line, at - line);
+    const bool named =
+        before.size() >= 16 && before.compare(before.size() - 16, 16, "KOPT_ENTRY_NAME(") == 0;
+    EXPECT_TRUE(named || before.find("//") != std::string::npos)
+        << t.substr(line, t.find('\n', at) - line);
+  }
+}
+
 // A contract's named values reach the launch code as long long constants in
 // their order, after the requirements that do not name them (which keep
 // them defined) and before those that do; without named values the

@@ -183,15 +183,16 @@ class KoptLinearGpuTest(unittest.TestCase):
             check(self, compiled(x), x, w, f"{rows} rows through torch.compile")
 
     def test_bf16_x_past_fp16s_range_on_the_batched_kernels(self):
-        # Blocks of rows read bf16 x themselves (and write bf16 y), in fixed
-        # point scaled to each chunk of 32 values: a row scaled by 2^20 (past
+        # Blocks of rows, and a single row on the batch-1 entry's own bf16
+        # build, read bf16 x themselves (and write bf16 y), in fixed point
+        # scaled to each chunk of 32 values: a row scaled by 2^20 (past
         # fp16's largest, 65504, where x staged through fp16 would saturate)
         # gives exactly 2^20 times its y, and a chunk far below fp16's smallest
         # (2^-24) counts as the zeros it nearly is, not as an overflowing scale.
         K, N, G = 4096, 1024, 128
         qweight, qzeros, scales, w = awq_tensors(K, N, G, 18)
         layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
-        for rows in (4, 16):
+        for rows in (1, 4, 16):
             x = random_x(rows, K, torch.bfloat16)
             y = layer(x)
             check(self, y, x, w, f"{rows} rows of bf16 x")
@@ -202,9 +203,32 @@ class KoptLinearGpuTest(unittest.TestCase):
             self.assertTrue(torch.equal(y_big[0].float(), y[0].float() * 2.0 ** 20), f"{rows} rows, scaled")
             self.assertTrue(torch.equal(y_big[1:], y[1:]))
             tiny, zeros = x.clone(), x.clone()
-            tiny[1, 64:96] = 2.0 ** -120
-            zeros[1, 64:96] = 0.0
+            tiny[-1, 64:96] = 2.0 ** -120
+            zeros[-1, 64:96] = 0.0
             self.assertTrue(torch.equal(layer(tiny), layer(zeros)), f"{rows} rows, a chunk of 2^-120")
+
+    def test_one_row_in_its_dtypes_on_the_entrys_own_build(self):
+        # One row in fp16 or bf16 with y in x's dtype runs the batch-1 entry
+        # built for those dtypes (a tuned shape's and a generic variant's), no
+        # conversion kernels; y in fp32 keeps fp16 x on the entry itself. Each
+        # against W; and where x is exact in both dtypes (multiples of 2^-7 in
+        # [-1, 1)) the builds' y is the entry's fp32 y rounded, bit for bit:
+        # the same sums, only x's reading and y's store differ.
+        for K, N, G in ((7168, 1024, 64), (4096, 1024, 128)):
+            qweight, qzeros, scales, w = awq_tensors(K, N, G, 19)
+            layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
+            self.assertIn("(one fp16-fp16 or bf16-bf16 row: its own builds)", layer.kernel)
+            for x_dtype in (torch.float16, torch.bfloat16):
+                for out in (None, torch.float32):
+                    layer.out_dtype = out
+                    x = random_x(1, K, x_dtype)
+                    check(self, layer(x), x, w, f"{K}x{N}: one row, x {x_dtype}, y {out or x_dtype}")
+            x = torch.round(random_x(1, K, torch.float32) * 128) / 128
+            layer.out_dtype = torch.float32
+            y32 = layer(x.half())
+            layer.out_dtype = None
+            self.assertTrue(torch.equal(layer(x.half()), y32.half()), f"{K}x{N}: fp16 y")
+            self.assertTrue(torch.equal(layer(x.bfloat16()), y32.bfloat16()), f"{K}x{N}: bf16 y")
 
     def test_bias_on_every_path(self):
         # The kernels', the GEMM's and the compiled operator's y, each plus the bias.

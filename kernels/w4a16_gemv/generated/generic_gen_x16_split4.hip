@@ -19,12 +19,12 @@
 #define XMAX 1
 #define XPF 0
 #define XREG 0
-#define gemv kopt_w4a16_generic_gen_x16_split4_gemv
-#define relayout kopt_w4a16_generic_gen_x16_split4_relayout
+#define gemv KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4_gemv)
+#define relayout KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4_relayout)
 
-namespace kopt_w4a16_generic_gen_x16_split4 {
-// ---- candidate source: src_gen_94a239d7.inc ----
-#include "src_gen_94a239d7.inc"
+namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4) {
+// ---- candidate source: src_gen_013d424e.inc ----
+#include "src_gen_013d424e.inc"
 #undef gemv
 #undef relayout
 
@@ -47,13 +47,13 @@ long long kopt_workspace_bytes(const KoptShapeArgs& a) {
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_w4a16_generic_gen_x16_split4_relayout<<<dim3((unsigned)kopt_cdiv(N * (K / G), 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4_relayout)<<<dim3((unsigned)kopt_cdiv(N * (K / G), 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_w4a16_generic_gen_x16_split4_gemv<<<dim3((unsigned)kopt_min(kopt_cdiv(N, (long long)WARPS / (long long)KSPLIT * (WARP / (long long)LPR) * (long long)ROWS), kopt_max(1LL, SMS * (long long)OCC / (long long)SPLIT)), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(((1LL - (long long)XREG) * kopt_cdiv(K / 32LL, (long long)SPLIT) * ((long long)XBITS * 4LL + 16LL) + (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS * 4LL)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4_gemv)<<<dim3((unsigned)kopt_min(kopt_cdiv(N, (long long)WARPS / (long long)KSPLIT * (WARP / (long long)LPR) * (long long)ROWS), kopt_max(1LL, SMS * (long long)OCC / (long long)SPLIT)), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(((1LL - (long long)XREG) * kopt_cdiv(K / 32LL, (long long)SPLIT) * ((long long)XBITS * 4LL + 16LL) + (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS * 4LL)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_w4a16_generic_gen_x16_split4
@@ -76,5 +76,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef XREG
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w4a16_entry_generic_gen_x16_split4 = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":2,\"DOT\":0,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":3,\"OCC\":3,\"ROWS\":2,\"SCHED\":0,\"SHAPE\":0,\"SPLIT\":4,\"WARPS\":8,\"XBITS\":16,\"XMAX\":1,\"XPF\":0,\"XREG\":0}", kopt_w4a16_generic_gen_x16_split4::kopt_supported, kopt_w4a16_generic_gen_x16_split4::kopt_packed_bytes, kopt_w4a16_generic_gen_x16_split4::kopt_workspace_bytes, kopt_w4a16_generic_gen_x16_split4::kopt_relayout, kopt_w4a16_generic_gen_x16_split4::kopt_call, true};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w4a16_entry_generic_gen_x16_split4) = {{0, 0, 0, 0, 0}, "gen {\"DEPTH\":2,\"DOT\":0,\"HINT\":1,\"KSPLIT\":1,\"LPR\":32,\"MINB\":3,\"OCC\":3,\"ROWS\":2,\"SCHED\":0,\"SHAPE\":0,\"SPLIT\":4,\"WARPS\":8,\"XBITS\":16,\"XMAX\":1,\"XPF\":0,\"XREG\":0}", KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4)::kopt_supported, KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split4)::kopt_call, true};
 #endif

@@ -4,9 +4,9 @@
 #include "kopt_launch.h"
 
 #define WARPS 4
-#define gemv kopt_w4a16_generic_naive_gemv
+#define gemv KOPT_ENTRY_NAME(kopt_w4a16_generic_naive_gemv)
 
-namespace kopt_w4a16_generic_naive {
+namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_naive) {
 // ---- candidate source: src_naive_f14dda58.inc ----
 #include "src_naive_f14dda58.inc"
 #undef gemv
@@ -34,7 +34,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_w4a16_generic_naive_gemv<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_naive_gemv)<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_w4a16_generic_naive
@@ -42,5 +42,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef WARPS
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w4a16_entry_generic_naive = {{0, 0, 0, 0, 0}, "naive {\"WARPS\":4}", kopt_w4a16_generic_naive::kopt_supported, kopt_w4a16_generic_naive::kopt_packed_bytes, kopt_w4a16_generic_naive::kopt_workspace_bytes, kopt_w4a16_generic_naive::kopt_relayout, kopt_w4a16_generic_naive::kopt_call, false};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w4a16_entry_generic_naive) = {{0, 0, 0, 0, 0}, "naive {\"WARPS\":4}", KOPT_ENTRY_NAME(kopt_w4a16_generic_naive)::kopt_supported, KOPT_ENTRY_NAME(kopt_w4a16_generic_naive)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_naive)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_naive)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w4a16_generic_naive)::kopt_call, false};
 #endif

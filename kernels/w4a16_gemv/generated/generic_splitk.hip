@@ -7,10 +7,10 @@
 #define ROWS 1
 #define SPLIT 8
 #define WARPS 4
-#define gemv_partial kopt_w4a16_generic_splitk_gemv_partial
-#define reduce_partials kopt_w4a16_generic_splitk_reduce_partials
+#define gemv_partial KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk_gemv_partial)
+#define reduce_partials KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk_reduce_partials)
 
-namespace kopt_w4a16_generic_splitk {
+namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk) {
 // ---- candidate source: src_splitk_f7370b11.inc ----
 #include "src_splitk_f7370b11.inc"
 #undef gemv_partial
@@ -39,8 +39,8 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_w4a16_generic_splitk_gemv_partial<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
-  kopt_w4a16_generic_splitk_reduce_partials<<<dim3((unsigned)kopt_cdiv(N, 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk_gemv_partial)<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk_reduce_partials)<<<dim3((unsigned)kopt_cdiv(N, 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_w4a16_generic_splitk
@@ -51,5 +51,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef WARPS
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w4a16_entry_generic_splitk = {{0, 0, 0, 0, 0}, "splitk {\"LPR\":32,\"ROWS\":1,\"SPLIT\":8,\"WARPS\":4}", kopt_w4a16_generic_splitk::kopt_supported, kopt_w4a16_generic_splitk::kopt_packed_bytes, kopt_w4a16_generic_splitk::kopt_workspace_bytes, kopt_w4a16_generic_splitk::kopt_relayout, kopt_w4a16_generic_splitk::kopt_call, false};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w4a16_entry_generic_splitk) = {{0, 0, 0, 0, 0}, "splitk {\"LPR\":32,\"ROWS\":1,\"SPLIT\":8,\"WARPS\":4}", KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk)::kopt_supported, KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk)::kopt_call, false};
 #endif

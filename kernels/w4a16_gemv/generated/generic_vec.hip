@@ -8,10 +8,10 @@
 #define ROWS 2
 #define UNROLL 1
 #define WARPS 8
-#define gemv kopt_w4a16_generic_vec_gemv
-#define relayout kopt_w4a16_generic_vec_relayout
+#define gemv KOPT_ENTRY_NAME(kopt_w4a16_generic_vec_gemv)
+#define relayout KOPT_ENTRY_NAME(kopt_w4a16_generic_vec_relayout)
 
-namespace kopt_w4a16_generic_vec {
+namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_vec) {
 // ---- candidate source: src_vec_3136494d.inc ----
 #include "src_vec_3136494d.inc"
 #undef gemv
@@ -36,13 +36,13 @@ long long kopt_workspace_bytes(const KoptShapeArgs& a) {
 hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_u8* packed, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_w4a16_generic_vec_relayout<<<dim3((unsigned)kopt_cdiv(N * (K / G), 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_vec_relayout)<<<dim3((unsigned)kopt_cdiv(N * (K / G), 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(canonical, packed, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, G = a.G, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)G; (void)WARP; (void)SMS;
-  kopt_w4a16_generic_vec_gemv<<<dim3((unsigned)kopt_min(kopt_cdiv(N, (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS), SMS * (long long)OCC), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)((K / 32LL * 152LL)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
+  KOPT_ENTRY_NAME(kopt_w4a16_generic_vec_gemv)<<<dim3((unsigned)kopt_min(kopt_cdiv(N, (long long)WARPS * (WARP / (long long)LPR) * (long long)ROWS), SMS * (long long)OCC), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)((K / 32LL * 152LL)), stream>>>(x, w, y, ws, (int)K, (int)N, (int)G);
   return hipGetLastError();
 }
 }  // namespace kopt_w4a16_generic_vec
@@ -54,5 +54,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef WARPS
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w4a16_entry_generic_vec = {{0, 0, 0, 0, 0}, "vec {\"LPR\":32,\"OCC\":3,\"ROWS\":2,\"UNROLL\":1,\"WARPS\":8}", kopt_w4a16_generic_vec::kopt_supported, kopt_w4a16_generic_vec::kopt_packed_bytes, kopt_w4a16_generic_vec::kopt_workspace_bytes, kopt_w4a16_generic_vec::kopt_relayout, kopt_w4a16_generic_vec::kopt_call, true};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w4a16_entry_generic_vec) = {{0, 0, 0, 0, 0}, "vec {\"LPR\":32,\"OCC\":3,\"ROWS\":2,\"UNROLL\":1,\"WARPS\":8}", KOPT_ENTRY_NAME(kopt_w4a16_generic_vec)::kopt_supported, KOPT_ENTRY_NAME(kopt_w4a16_generic_vec)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_vec)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w4a16_generic_vec)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w4a16_generic_vec)::kopt_call, true};
 #endif

@@ -6,9 +6,9 @@
 #define ROWS 2
 #define UNROLL 2
 #define WARPS 4
-#define gemv kopt_w8a16_generic_vec_gemv
+#define gemv KOPT_ENTRY_NAME(kopt_w8a16_generic_vec_gemv)
 
-namespace kopt_w8a16_generic_vec {
+namespace KOPT_ENTRY_NAME(kopt_w8a16_generic_vec) {
 // ---- candidate source: src_vec_b7ed3e5e.inc ----
 #include "src_vec_b7ed3e5e.inc"
 #undef gemv
@@ -36,7 +36,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_w8a16_generic_vec_gemv<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
+  KOPT_ENTRY_NAME(kopt_w8a16_generic_vec_gemv)<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_w8a16_generic_vec
@@ -46,5 +46,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef WARPS
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w8a16_entry_generic_vec = {{0, 0, 0, 0}, "vec {\"ROWS\":2,\"UNROLL\":2,\"WARPS\":4}", kopt_w8a16_generic_vec::kopt_supported, kopt_w8a16_generic_vec::kopt_packed_bytes, kopt_w8a16_generic_vec::kopt_workspace_bytes, kopt_w8a16_generic_vec::kopt_relayout, kopt_w8a16_generic_vec::kopt_call, false};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w8a16_entry_generic_vec) = {{0, 0, 0, 0}, "vec {\"ROWS\":2,\"UNROLL\":2,\"WARPS\":4}", KOPT_ENTRY_NAME(kopt_w8a16_generic_vec)::kopt_supported, KOPT_ENTRY_NAME(kopt_w8a16_generic_vec)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w8a16_generic_vec)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w8a16_generic_vec)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w8a16_generic_vec)::kopt_call, false};
 #endif

@@ -10,9 +10,9 @@
 #define WARPS 4
 #define KOPT_SHAPE_K 5120
 #define KOPT_SHAPE_N 3584
-#define gemv kopt_w8a16_k5120x3584_gemv
+#define gemv KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584_gemv)
 
-namespace kopt_w8a16_k5120x3584 {
+namespace KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584) {
 // ---- candidate source: src_vec_b7ed3e5e.inc ----
 #include "src_vec_b7ed3e5e.inc"
 #undef gemv
@@ -40,7 +40,7 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_w8a16_k5120x3584_gemv<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
+  KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584_gemv)<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_w8a16_k5120x3584
@@ -52,5 +52,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef KOPT_SHAPE_N
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w8a16_entry_k5120x3584 = {{5120, 3584, 0, 0}, "vec {\"ROWS\":1,\"UNROLL\":4,\"WARPS\":4}", kopt_w8a16_k5120x3584::kopt_supported, kopt_w8a16_k5120x3584::kopt_packed_bytes, kopt_w8a16_k5120x3584::kopt_workspace_bytes, kopt_w8a16_k5120x3584::kopt_relayout, kopt_w8a16_k5120x3584::kopt_call, false};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w8a16_entry_k5120x3584) = {{5120, 3584, 0, 0}, "vec {\"ROWS\":1,\"UNROLL\":4,\"WARPS\":4}", KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584)::kopt_supported, KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w8a16_k5120x3584)::kopt_call, false};
 #endif

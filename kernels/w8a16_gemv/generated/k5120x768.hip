@@ -10,10 +10,10 @@
 #define WARPS 4
 #define KOPT_SHAPE_K 5120
 #define KOPT_SHAPE_N 768
-#define gemv_partial kopt_w8a16_k5120x768_gemv_partial
-#define reduce_partials kopt_w8a16_k5120x768_reduce_partials
+#define gemv_partial KOPT_ENTRY_NAME(kopt_w8a16_k5120x768_gemv_partial)
+#define reduce_partials KOPT_ENTRY_NAME(kopt_w8a16_k5120x768_reduce_partials)
 
-namespace kopt_w8a16_k5120x768 {
+namespace KOPT_ENTRY_NAME(kopt_w8a16_k5120x768) {
 // ---- candidate source: src_splitk_e9c6ae4e.inc ----
 #include "src_splitk_e9c6ae4e.inc"
 #undef gemv_partial
@@ -42,8 +42,8 @@ hipError_t kopt_relayout(const KoptShapeArgs& a, const kopt_u8* canonical, kopt_
 hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, float* y, float* ws, hipStream_t stream) {
   const long long K = a.K, N = a.N, WARP = a.warp, SMS = a.sms;
   (void)K; (void)N; (void)WARP; (void)SMS;
-  kopt_w8a16_k5120x768_gemv_partial<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
-  kopt_w8a16_k5120x768_reduce_partials<<<dim3((unsigned)kopt_cdiv(N, 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
+  KOPT_ENTRY_NAME(kopt_w8a16_k5120x768_gemv_partial)<<<dim3((unsigned)kopt_cdiv(N, (long long)WARPS * (long long)ROWS), (unsigned)(long long)SPLIT, (unsigned)1LL), dim3((unsigned)((long long)WARPS * WARP), (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
+  KOPT_ENTRY_NAME(kopt_w8a16_k5120x768_reduce_partials)<<<dim3((unsigned)kopt_cdiv(N, 256LL), (unsigned)1LL, (unsigned)1LL), dim3((unsigned)256LL, (unsigned)1LL, (unsigned)1LL), (unsigned)(0LL), stream>>>(x, w, y, ws, (int)K, (int)N);
   return hipGetLastError();
 }
 }  // namespace kopt_w8a16_k5120x768
@@ -55,5 +55,5 @@ hipError_t kopt_call(const KoptShapeArgs& a, const __half* x, const kopt_u8* w, 
 #undef KOPT_SHAPE_N
 
 #if KOPT_HOST_PASS
-extern const KoptKernelEntry kopt_w8a16_entry_k5120x768 = {{5120, 768, 0, 0}, "splitk {\"ROWS\":1,\"SPLIT\":4,\"WARPS\":4}", kopt_w8a16_k5120x768::kopt_supported, kopt_w8a16_k5120x768::kopt_packed_bytes, kopt_w8a16_k5120x768::kopt_workspace_bytes, kopt_w8a16_k5120x768::kopt_relayout, kopt_w8a16_k5120x768::kopt_call, false};
+extern const KoptKernelEntry KOPT_ENTRY_NAME(kopt_w8a16_entry_k5120x768) = {{5120, 768, 0, 0}, "splitk {\"ROWS\":1,\"SPLIT\":4,\"WARPS\":4}", KOPT_ENTRY_NAME(kopt_w8a16_k5120x768)::kopt_supported, KOPT_ENTRY_NAME(kopt_w8a16_k5120x768)::kopt_packed_bytes, KOPT_ENTRY_NAME(kopt_w8a16_k5120x768)::kopt_workspace_bytes, KOPT_ENTRY_NAME(kopt_w8a16_k5120x768)::kopt_relayout, KOPT_ENTRY_NAME(kopt_w8a16_k5120x768)::kopt_call, false};
 #endif
