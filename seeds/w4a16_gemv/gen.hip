@@ -37,8 +37,8 @@
 // where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
 // and fp32 y, unless a build defines its own (the library builds bf16 x and
 // fp16 or bf16 y too, so engines running those dtypes launch no conversion
-// kernels around a call). KOPT_X_FP16 0 says x is not fp16, so XMAX takes
-// the largest |x| from the floats.
+// kernels around a call). KOPT_X_FP16 0 says x is bf16, so XMAX takes the
+// largest |x| in bf16 pairs.
 #ifndef KOPT_X_PAIR
 #define KOPT_X_PAIR(pair) __half22float2(pair)
 #endif
@@ -203,20 +203,26 @@ KOPT_INLINE void half8_to_float(const uint4 h, float* v) {
 // With XMAX on NVIDIA from the halves, two per instruction (a maximum is
 // exact, so it equals the one over the floats) instead of one float per
 // integer-ALU instruction; otherwise from the floats (HIP's headers for
-// gfx906 have no __hmax2).
-#if XMAX == 1 && defined(KOPT_NVIDIA) && KOPT_X_FP16
+// gfx906 have no __hmax2). A bf16 x (KOPT_X_FP16 0) is taken in bf16 pairs
+// the same way.
+#if XMAX == 1 && defined(KOPT_NVIDIA)
 #define XMAX_HALF2 1
+#if KOPT_X_FP16
+typedef __half2 XMaxPair;
+#else
+typedef __nv_bfloat162 XMaxPair;
+#endif
 #else
 #define XMAX_HALF2 0
 #endif
 KOPT_INLINE float largest_abs(const uint4* h, const float* v, int n) {
 #if XMAX_HALF2
-  __half2 m = __habs2(*reinterpret_cast<const __half2*>(&h[0].x));
+  XMaxPair m = __habs2(*reinterpret_cast<const XMaxPair*>(&h[0].x));
 #pragma unroll
   for (int i = 0; i < n; ++i) {
     const kopt_u32 hw[4] = {h[i].x, h[i].y, h[i].z, h[i].w};
 #pragma unroll
-    for (int e = 0; e < 4; ++e) m = __hmax2(m, __habs2(*reinterpret_cast<const __half2*>(&hw[e])));
+    for (int e = 0; e < 4; ++e) m = __hmax2(m, __habs2(*reinterpret_cast<const XMaxPair*>(&hw[e])));
   }
   return fmaxf(__low2float(m), __high2float(m));
 #else

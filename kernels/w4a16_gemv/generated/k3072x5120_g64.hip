@@ -28,8 +28,8 @@
 #define relayout KOPT_ENTRY_NAME(kopt_w4a16_k3072x5120_g64_relayout)
 
 namespace KOPT_ENTRY_NAME(kopt_w4a16_k3072x5120_g64) {
-// ---- candidate source: src_gen_013d424e.inc ----
-#include "src_gen_013d424e.inc"
+// ---- candidate source: src_gen_dabd4ad0.inc ----
+#include "src_gen_dabd4ad0.inc"
 #undef gemv
 #undef relayout
 
