@@ -103,7 +103,9 @@ hipError_t KoptW8a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
   for (int bucket = 0; bucket < kBuckets; ++bucket)
     for (int io = 0; io < kIoPairs; ++io)
       calls[bucket][io] = lanes_call(bucket, io, w.args.K, w.args.N, w.args.warp);
-  bf16_row = kopt_w8a16_one_bf16_row(w.args.K, w.args.N, w.args.warp, w.args.sms);
+  // One bf16 row on the 1-row build only where the entry has no build of
+  // its own for bf16 (w.entry_pairs: the C API runs a single row on those).
+  bf16_row = !w.entry_pairs && kopt_w8a16_one_bf16_row(w.args.K, w.args.N, w.args.warp, w.args.sms);
   w.description += bf16_row ? " (M >= 2, one bf16 row: lanes, batched)" : " (M >= 2: lanes, batched)";
   return hipSuccess;
 }

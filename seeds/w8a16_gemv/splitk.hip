@@ -15,6 +15,18 @@
   }
 }
 */
+// How x's 16-bit pairs become floats and how y's values are stored (or,
+// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
+// and fp32 y, unless a build defines its own (the library builds fp16 y and
+// bf16 x and y too, so engines running those dtypes launch no conversion
+// kernels around a call).
+#ifndef KOPT_X_PAIR
+#define KOPT_X_PAIR(pair) make_float2(__low2float(pair), __high2float(pair))
+#endif
+#ifndef KOPT_Y_STORE
+#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
+#endif
+
 KOPT_INLINE __half2 as_half2(kopt_u32 v) {
 #if defined(KOPT_NVIDIA)
   return *reinterpret_cast<__half2*>(&v);
@@ -25,18 +37,18 @@ KOPT_INLINE __half2 as_half2(kopt_u32 v) {
 #endif
 }
 
-// Σ x·q over 16 weights (x as two 16-byte words of halves), exactly in fp32.
+// Σ x·q over 16 weights (x as two 16-byte words of 16-bit values), exactly in fp32.
 KOPT_INLINE float dot16(const uint4 q, const uint4 xa, const uint4 xb) {
   const kopt_u32 qw[4] = {q.x, q.y, q.z, q.w};
   const kopt_u32 xw[8] = {xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w};
   float acc = 0.f;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const __half2 h = as_half2(xw[i]);
+    const float2 h = KOPT_X_PAIR(as_half2(xw[i]));
     const kopt_u32 word = qw[i / 2];
     const int shift = 16 * (i % 2);
-    acc += __low2float(h) * (float)(signed char)(word >> shift);
-    acc += __high2float(h) * (float)(signed char)(word >> (shift + 8));
+    acc += h.x * (float)(signed char)(word >> shift);
+    acc += h.y * (float)(signed char)(word >> (shift + 8));
   }
   return acc;
 }
@@ -74,5 +86,5 @@ KOPT_KERNEL void reduce_partials(const __half* __restrict__ x, const kopt_u8* __
   if (n >= N) return;
   float sum = 0.f;
   for (int s = 0; s < SPLIT; ++s) sum += ws[(kopt_u64)s * N + n];
-  y[n] = __half2float(kopt_w8_scales(w, K, N)[n]) * sum;
+  KOPT_Y_STORE(y, n, __half2float(kopt_w8_scales(w, K, N)[n]) * sum, false);
 }

@@ -11,6 +11,18 @@
   }
 }
 */
+// How x's 16-bit pairs become floats and how y's values are stored (or,
+// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
+// and fp32 y, unless a build defines its own (the library builds fp16 y and
+// bf16 x and y too, so engines running those dtypes launch no conversion
+// kernels around a call).
+#ifndef KOPT_X_PAIR
+#define KOPT_X_PAIR(pair) make_float2(__low2float(pair), __high2float(pair))
+#endif
+#ifndef KOPT_Y_STORE
+#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
+#endif
+
 // Σ x·q over 16 weights: the four signed bytes of each word, exactly in fp32.
 KOPT_INLINE float dot16(const uint4 q, const float* xf) {
   const kopt_u32 words[4] = {q.x, q.y, q.z, q.w};
@@ -32,16 +44,16 @@ KOPT_INLINE __half2 as_half2(kopt_u32 v) {
 #endif
 }
 
-// The 16 fp16 x values of chunk c, as fp32.
+// The 16 x values of chunk c, as fp32.
 KOPT_INLINE void load_x16(const __half* x, int c, float* xf) {
   const uint4* p = reinterpret_cast<const uint4*>(x) + 2 * c;
   const uint4 a = p[0], b = p[1];
   const kopt_u32 words[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const __half2 h = as_half2(words[i]);
-    xf[2 * i] = __low2float(h);
-    xf[2 * i + 1] = __high2float(h);
+    const float2 f = KOPT_X_PAIR(as_half2(words[i]));
+    xf[2 * i] = f.x;
+    xf[2 * i + 1] = f.y;
   }
 }
 
@@ -86,6 +98,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv(const __half* __
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const float sum = kopt_warp_sum(acc[r]);
-    if (lane == 0 && first + r < N) y[first + r] = __half2float(scales[first + r]) * sum;
+    if (lane == 0 && first + r < N)
+      KOPT_Y_STORE(y, first + r, __half2float(scales[first + r]) * sum, false);
   }
 }

@@ -13,8 +13,8 @@
 #define gemv KOPT_ENTRY_NAME(kopt_w8a16_k3072x5120_gemv)
 
 namespace KOPT_ENTRY_NAME(kopt_w8a16_k3072x5120) {
-// ---- candidate source: src_vec_b7ed3e5e.inc ----
-#include "src_vec_b7ed3e5e.inc"
+// ---- candidate source: src_vec_c8b09b50.inc ----
+#include "src_vec_c8b09b50.inc"
 #undef gemv
 
 // Launch code from the kopt: contract.

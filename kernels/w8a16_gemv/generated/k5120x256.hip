@@ -14,8 +14,8 @@
 #define reduce_partials KOPT_ENTRY_NAME(kopt_w8a16_k5120x256_reduce_partials)
 
 namespace KOPT_ENTRY_NAME(kopt_w8a16_k5120x256) {
-// ---- candidate source: src_splitk_e9c6ae4e.inc ----
-#include "src_splitk_e9c6ae4e.inc"
+// ---- candidate source: src_splitk_0093633a.inc ----
+#include "src_splitk_0093633a.inc"
 #undef gemv_partial
 #undef reduce_partials
 
