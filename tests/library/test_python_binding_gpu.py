@@ -68,6 +68,28 @@ def check_kernels_then_gemm(test, layer, K, N, w, gemm_w=lambda dtype: None):
                 check(test, y, x, w if ref is None else ref, f"x {x_dtype}, y {y.dtype}, {rows} rows")
 
 
+def check_one_row_in_its_dtypes(test, layer, K, w, what, own_builds=True):
+    """One row of fp16 and of bf16 x, y in x's dtype and in fp32, each
+    against W [K, N]; where the entry has builds of its own for the pairs
+    (its kernel description says so), with x exact in both dtypes (multiples
+    of 2^-7 in [-1, 1)) their y is the entry's fp32 y rounded, bit for bit:
+    the same sums, only x's reading and y's store differ."""
+    if own_builds:
+        test.assertIn("(one fp16-fp16 or bf16-bf16 row: its own builds)", layer.kernel)
+    for x_dtype in (torch.float16, torch.bfloat16):
+        for out in (None, torch.float32):
+            layer.out_dtype = out
+            x = random_x(1, K, x_dtype)
+            check(test, layer(x), x, w, f"{what}: one row, x {x_dtype}, y {out or x_dtype}")
+    x = torch.round(random_x(1, K, torch.float32) * 128) / 128
+    layer.out_dtype = torch.float32
+    y32 = layer(x.half())
+    layer.out_dtype = None
+    if own_builds:
+        test.assertTrue(torch.equal(layer(x.half()), y32.half()), f"{what}: fp16 y")
+        test.assertTrue(torch.equal(layer(x.bfloat16()), y32.bfloat16()), f"{what}: bf16 y")
+
+
 class KoptLinearGpuTest(unittest.TestCase):
     def test_awq_dtypes_and_rows(self):
         K, N, G = 4096, 1024, 128
@@ -210,25 +232,11 @@ class KoptLinearGpuTest(unittest.TestCase):
     def test_one_row_in_its_dtypes_on_the_entrys_own_build(self):
         # One row in fp16 or bf16 with y in x's dtype runs the batch-1 entry
         # built for those dtypes (a tuned shape's and a generic variant's), no
-        # conversion kernels; y in fp32 keeps fp16 x on the entry itself. Each
-        # against W; and where x is exact in both dtypes (multiples of 2^-7 in
-        # [-1, 1)) the builds' y is the entry's fp32 y rounded, bit for bit:
-        # the same sums, only x's reading and y's store differ.
+        # conversion kernels; y in fp32 keeps fp16 x on the entry itself.
         for K, N, G in ((7168, 1024, 64), (4096, 1024, 128)):
             qweight, qzeros, scales, w = awq_tensors(K, N, G, 19)
             layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
-            self.assertIn("(one fp16-fp16 or bf16-bf16 row: its own builds)", layer.kernel)
-            for x_dtype in (torch.float16, torch.bfloat16):
-                for out in (None, torch.float32):
-                    layer.out_dtype = out
-                    x = random_x(1, K, x_dtype)
-                    check(self, layer(x), x, w, f"{K}x{N}: one row, x {x_dtype}, y {out or x_dtype}")
-            x = torch.round(random_x(1, K, torch.float32) * 128) / 128
-            layer.out_dtype = torch.float32
-            y32 = layer(x.half())
-            layer.out_dtype = None
-            self.assertTrue(torch.equal(layer(x.half()), y32.half()), f"{K}x{N}: fp16 y")
-            self.assertTrue(torch.equal(layer(x.bfloat16()), y32.bfloat16()), f"{K}x{N}: bf16 y")
+            check_one_row_in_its_dtypes(self, layer, K, w, f"{K}x{N}")
 
     def test_bias_on_every_path(self):
         # The kernels', the GEMM's and the compiled operator's y, each plus the bias.

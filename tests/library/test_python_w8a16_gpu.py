@@ -10,7 +10,8 @@ import numpy as np
 import torch
 
 import kopt_w8a16 as k8
-from test_python_binding_gpu import check, check_graph_replays, check_kernels_then_gemm, random_x
+from test_python_binding_gpu import (check, check_graph_replays, check_kernels_then_gemm,
+                                     check_one_row_in_its_dtypes, random_x)
 
 
 def rounded(w, dtype):
@@ -47,24 +48,13 @@ class KoptLinearW8a16GpuTest(unittest.TestCase):
     def test_one_row_in_its_dtypes_on_the_entrys_own_build(self):
         # One fp16 or bf16 row with y in x's dtype runs the batch-1 entry built
         # for those dtypes (a tuned vec and a tuned splitk shape; a shape of
-        # the generic rule, whose variant may have none), no conversion
-        # kernels. Each against W; and where x is exact in both dtypes the
-        # builds' y is the entry's fp32 y rounded, bit for bit.
+        # the generic rule, whose variant may have none), no conversion kernels.
         for K, N in ((5120, 6144), (7168, 1024), (4096, 1000)):
             q, scales, w = int8_weights(K, N, K + N)
             layer = k8.KoptLinear.from_int8(torch.from_numpy(q), torch.from_numpy(scales))
-            if N != 1000:
-                self.assertIn("(one fp16-fp16 or bf16-bf16 row: its own builds)", layer.kernel)
-            for x_dtype in (torch.float16, torch.bfloat16):
-                layer.out_dtype = None
-                x = random_x(1, K, x_dtype)
-                check(self, layer(x), x, w, f"{K}x{N}: one row of {x_dtype}")
-            x = torch.round(random_x(1, K, torch.float32) * 128) / 128
-            layer.out_dtype = torch.float32
-            y32 = layer(x.half())
-            layer.out_dtype = None
-            self.assertTrue(torch.equal(layer(x.half()), y32.half()), f"{K}x{N}: fp16 y")
-            self.assertTrue(torch.equal(layer(x.bfloat16()), y32.bfloat16()), f"{K}x{N}: bf16 y")
+            own = "its own builds" in layer.kernel
+            self.assertTrue(own or N == 1000, layer.kernel)
+            check_one_row_in_its_dtypes(self, layer, K, w, f"{K}x{N}", own_builds=own)
 
     def test_shapes_the_batched_kernels_do_not_take(self):
         # K not a multiple of 16: every row on the shape's generic kernel; the
