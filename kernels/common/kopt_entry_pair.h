@@ -30,4 +30,5 @@ static_assert(kKoptNativeIo[KOPT_ENTRY_PAIR].x == KOPT_ENTRY_X &&
               "an entry pair's dtypes are not kKoptNativeIo's");
 #endif
 #define KOPT_X_PAIR(pair) kopt_library_x_pair(pair, KOPT_ENTRY_X)
-#define KOPT_Y_STORE(p, at, v, partial) kopt_library_store(p, at, v, (partial) ? kKoptF32 : KOPT_ENTRY_Y)
+#define KOPT_Y_STORE(p, at, v, partial) \
+  kopt_library_store(p, at, v, (partial) ? kKoptF32 : KOPT_ENTRY_Y)
