@@ -18,7 +18,7 @@
 // Every C name a generated entry defines (its kernels, its namespace, its
 // entry) is written through KOPT_ENTRY_NAME: the name itself, or with
 // KOPT_ENTRY_SUFFIX appended where the library builds the entry a second
-// time, reading x and writing y in another dtype pair (kopt_entry_io.h).
+// time, reading x and writing y in another dtype pair (kopt_entry_pair.h).
 #define KOPT_ENTRY_CAT_(a, b) a##b
 #define KOPT_ENTRY_CAT(a, b) KOPT_ENTRY_CAT_(a, b)
 #ifdef KOPT_ENTRY_SUFFIX

@@ -203,7 +203,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 // reading and writing those dtypes itself, does not: one bf16 row of the
 // contest shapes took 78.48 us summed against 92.64 before, 0.62-0.96 of
 // the time on the twelve it serves (H200, PERFORMANCE.md, 2026-11-29; the
-// entries' own builds since: 64.69).
+// entries' own builds since: 63.56).
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
   // One row: fp16 x with fp32 y keeps the batch-1 kernels, which convert nothing.

@@ -149,8 +149,9 @@ class KoptLinear(_core.Linear):
     contiguous; y: [..., N] in out_dtype (default: x's dtype), on the current
     stream. Up to 16 rows at a time run on the library's batched kernels,
     which read the weights once for all of them, as one kernel where y has
-    x's dtype (else with a conversion of x or y beside it; one row of large
-    weights: its batch-1 kernel, with the conversions). From gemm_rows rows on
+    x's dtype (else with a conversion of x or y beside it); one row with y in
+    x's dtype on the shape's batch-1 kernel built for that dtype, where the
+    library has that build. From gemm_rows rows on
     (a prompt's prefill), W is dequantised into a temporary tensor of x's
     dtype and the rows run as one GEMM (torch.nn.functional.linear), as
     engines switch from a GEMV to a GEMM where the rows are many; None:

@@ -82,8 +82,8 @@ class KoptLinear(_core.Linear):
     contiguous; y: [..., N] in out_dtype (default: x's dtype), on the current
     stream. Up to 16 rows at a time run on the library's batched kernels,
     which read the weights once for all of them, as one kernel where y has
-    x's dtype (fp16 and bf16; fp32 y from fp16 x; one fp16 row: its
-    batch-1 kernel). From gemm_rows rows
+    x's dtype (fp16 and bf16; fp32 y from fp16 x); one row on the shape's
+    batch-1 kernel (built for x's dtype where y has it). From gemm_rows rows
     on (a prompt's prefill), W is dequantised into a temporary tensor of x's
     dtype and the rows run as one GEMM (torch.nn.functional.linear); None:
     never. That GEMM rounds W to x's dtype.
