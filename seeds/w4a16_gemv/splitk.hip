@@ -18,6 +18,16 @@
 */
 // Defaults: the fastest of a 16-point sweep (SPLIT x LPR x ROWS) on 5120x256,
 // NVIDIA H200, 2026-11-22 (scripts/sweep-seed.sh).
+// The dtype hooks, as gen's: x's 16-bit pairs to floats, y's stores (the
+// library builds this seed again for fp16 and bf16 y and bf16 x). The
+// slices' partial sums in the workspace stay fp32.
+#ifndef KOPT_X_PAIR
+#define KOPT_X_PAIR(pair) __half22float2(pair)
+#endif
+#ifndef KOPT_Y_STORE
+#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
+#endif
+
 // Partial y over one slice of K, canonical layout:
 // sum x*(s*q + o) = s * sum x*(1024+q) + (o - 1024 s) * sum x  per 32-nibble chunk.
 KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv_partial(const __half* __restrict__ x, const kopt_u8* __restrict__ w,
@@ -58,7 +68,7 @@ KOPT_KERNEL void __launch_bounds__(WARPS * KOPT_WARP_SIZE) gemv_partial(const __
       const kopt_u32 hw[4] = {h.x, h.y, h.z, h.w};
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&hw[e]));
+        const float2 f = KOPT_X_PAIR(*reinterpret_cast<const __half2*>(&hw[e]));
         xf[8 * v + 2 * e] = f.x;
         xf[8 * v + 2 * e + 1] = f.y;
         xsum += f.x + f.y;
@@ -98,5 +108,5 @@ KOPT_KERNEL void reduce_partials(const __half* __restrict__ x, const kopt_u8* __
   float v = 0.f;
 #pragma unroll
   for (int s = 0; s < SPLIT; ++s) v += ws[(kopt_u64)s * N + n];
-  y[n] = v;
+  KOPT_Y_STORE(y, n, v, false);
 }

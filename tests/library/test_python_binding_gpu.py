@@ -231,11 +231,13 @@ class KoptLinearGpuTest(unittest.TestCase):
 
     def test_one_row_in_its_dtypes_on_the_entrys_own_build(self):
         # One row in fp16 or bf16 with y in x's dtype runs the batch-1 entry
-        # built for those dtypes (a tuned shape's and a generic variant's), no
+        # built for those dtypes (a tuned shape's, a generic gen variant's and
+        # the generic split-K one's: two launches, its partial sums fp32), no
         # conversion kernels; y in fp32 keeps fp16 x on the entry itself.
-        for K, N, G in ((7168, 1024, 64), (4096, 1024, 128)):
+        for K, N, G, seed in ((7168, 1024, 64, "gen"), (4096, 1024, 128, "gen"), (8192, 128, 128, "splitk")):
             qweight, qzeros, scales, w = awq_tensors(K, N, G, 19)
             layer = kw.KoptLinear.from_awq(qweight, qzeros, scales, G)
+            self.assertIn(seed + " {", layer.kernel)
             check_one_row_in_its_dtypes(self, layer, K, w, f"{K}x{N}")
 
     def test_bias_on_every_path(self):
