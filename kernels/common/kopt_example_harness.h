@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -247,4 +248,47 @@ inline bool kopt_example_check_and_time(const KoptExampleLibrary& lib, const std
   hipFree(dx);
   hipFree(dy);
   return ok;
+}
+
+// An example's command line and loop: `[--rows M,M,...] [--io X-Y] [shape
+// ...]`, each shape read by `parse` (`syntax` says what a malformed one
+// should look like; `defaults` when none is given), then run at each M by
+// `run(shape, rows, io, rng, l2_bytes, stream)`, which says whether y was
+// within 1e-2. Prints how many (shape, M) failed and returns the exit code:
+// 0 none failed, 1 some did, 2 a malformed argument, 3 no GPU.
+template <class Shape, class Parse, class Run>
+int kopt_example_main(int argc, char** argv, const char* syntax, std::vector<Shape> shapes,
+                      Parse parse, Run run) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
+  std::vector<Shape> given;
+  std::vector<int> rows = {1};
+  KoptExampleIo io;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
+      if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
+      continue;
+    }
+    if (std::string(argv[i]) == "--io" && i + 1 < argc) {
+      if (!kopt_example_parse_io(argv[++i], &io)) return 2;
+      continue;
+    }
+    Shape s;
+    if (!parse(argv[i], &s)) {
+      std::fprintf(stderr, "bad shape '%s' (expected %s)\n", argv[i], syntax);
+      return 2;
+    }
+    given.push_back(s);
+  }
+  if (!given.empty()) shapes = given;
+  int l2 = 0;
+  hipStream_t stream;
+  if (!kopt_example_open_device(&l2, &stream)) return 3;
+  std::mt19937_64 rng(20261122);
+  int failures = 0;
+  for (const Shape& s : shapes)
+    for (int m : rows) failures += run(s, m, io, rng, l2, stream) ? 0 : 1;
+  hipStreamDestroy(stream);
+  std::printf("%d of %zu (shape, M) failed the 1e-2 check\n", failures,
+              shapes.size() * rows.size());
+  return failures == 0 ? 0 : 1;
 }

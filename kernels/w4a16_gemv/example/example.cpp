@@ -115,54 +115,24 @@ bool run_shape(const Shape& s, int rows, KoptExampleIo io, std::mt19937_64& rng,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each shape's line as it is measured
-  std::vector<Shape> shapes;
-  std::vector<int> rows = {1};
-  KoptExampleIo io;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--rows" && i + 1 < argc) {
-      if (!kopt_example_parse_rows(argv[++i], &rows)) return 2;
-      continue;
-    }
-    if (std::string(argv[i]) == "--io" && i + 1 < argc) {
-      if (!kopt_example_parse_io(argv[++i], &io)) return 2;
-      continue;
-    }
-    Shape s;
-    if (!parse(argv[i], &s)) {
-      std::fprintf(stderr, "bad shape '%s' (expected KxN or KxN/gG)\n", argv[i]);
-      return 2;
-    }
-    shapes.push_back(s);
-  }
-  if (shapes.empty())
-    shapes = {{7168, 9216, 64},
-              {7168, 1536, 64},
-              {7168, 1024, 64},
-              {5120, 6144, 64},
-              {5120, 3584, 64},
-              {5120, 3072, 64},
-              {5120, 768, 64},
-              {5120, 256, 64},
-              {4608, 7168, 64},
-              {4096, 7168, 64},
-              {3072, 5120, 64},
-              {1536, 6144, 64},
-              {512, 7168, 64},
-              {384, 5120, 64},
-              // not tuned: the generic fallbacks
-              {2048, 2880, 64},
-              {4096, 7168, 128},
-              {96, 10, 32}};
-  int l2 = 0;
-  hipStream_t stream;
-  if (!kopt_example_open_device(&l2, &stream)) return 3;
-  std::mt19937_64 rng(20261122);
-  int failures = 0;
-  for (const auto& s : shapes)
-    for (int m : rows) failures += run_shape(s, m, io, rng, l2, stream) ? 0 : 1;
-  hipStreamDestroy(stream);
-  std::printf("%d of %zu (shape, M) failed the 1e-2 check\n", failures,
-              shapes.size() * rows.size());
-  return failures == 0 ? 0 : 1;
+  return kopt_example_main<Shape>(argc, argv, "KxN or KxN/gG",
+                                  {{7168, 9216, 64},
+                                   {7168, 1536, 64},
+                                   {7168, 1024, 64},
+                                   {5120, 6144, 64},
+                                   {5120, 3584, 64},
+                                   {5120, 3072, 64},
+                                   {5120, 768, 64},
+                                   {5120, 256, 64},
+                                   {4608, 7168, 64},
+                                   {4096, 7168, 64},
+                                   {3072, 5120, 64},
+                                   {1536, 6144, 64},
+                                   {512, 7168, 64},
+                                   {384, 5120, 64},
+                                   // not tuned: the generic fallbacks
+                                   {2048, 2880, 64},
+                                   {4096, 7168, 128},
+                                   {96, 10, 32}},
+                                  parse, run_shape);
 }
