@@ -415,15 +415,12 @@ class W4a16Gemv : public Problem {
     // Every suite, and shapes at the edges of what the suites cover (long
     // K, very few columns, very short K).
     for (const Suite& s : suites({}))
-      for (const auto& e : s.shapes)
-        if (std::find(spec.probe_shapes.begin(), spec.probe_shapes.end(), e.shape) ==
-            spec.probe_shapes.end())
-          spec.probe_shapes.push_back(e.shape);
+      for (const auto& e : s.shapes) spec.add_probe_shape(e.shape);
     const int64_t edges[][2] = {{65536, 256},  {65536, 4096}, {32768, 64}, {16384, 16},
                                 {4096, 32},    {1024, 16},    {256, 4096}, {256, 65536},
                                 {49152, 1024}, {1024, 1024},  {8192, 128}, {2048, 64},
                                 {16384, 512}};
-    for (const auto& e : edges) spec.probe_shapes.push_back(shape(e[0], e[1], 64));
+    for (const auto& e : edges) spec.add_probe_shape(shape(e[0], e[1], 64));
     spec.summary =
         "y = x · W with x fp16 (length K), W int4 group-quantized in kopt's canonical format "
         "(w = scale · q + offset, one fp16 scale and offset per group of G consecutive k "

@@ -150,14 +150,11 @@ class W8a16Gemv : public Problem {
         {"generic_naive", "naive", {}, "any K and N"},
     };
     for (const Suite& s : suites({}))
-      for (const auto& e : s.shapes)
-        if (std::find(spec.probe_shapes.begin(), spec.probe_shapes.end(), e.shape) ==
-            spec.probe_shapes.end())
-          spec.probe_shapes.push_back(e.shape);
+      for (const auto& e : s.shapes) spec.add_probe_shape(e.shape);
     const int64_t edges[][2] = {{65536, 256}, {32768, 64}, {16384, 16},  {4096, 32},
                                 {1024, 16},   {256, 4096}, {256, 65536}, {1024, 1024},
                                 {8192, 128},  {2048, 64},  {16384, 512}, {1000, 1000}};
-    for (const auto& e : edges) spec.probe_shapes.push_back(shape(e[0], e[1]));
+    for (const auto& e : edges) spec.add_probe_shape(shape(e[0], e[1]));
     spec.summary =
         "y = x · W with x fp16 (length K), W int8 (N output channels of K signed weights "
         "each, row n holding channel n) with one fp16 scale per channel, y fp32 (length N): "

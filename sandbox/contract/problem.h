@@ -8,6 +8,7 @@
 // registered at start by the executables (problems/registry.h).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -99,6 +100,12 @@ struct LibrarySpec {
   // Shapes where `kopt export --measure-generic` times the generic variants
   // by default.
   std::vector<Shape> probe_shapes;
+  // Adds `shape` to probe_shapes unless it is there already (suites share
+  // shapes, and edges may repeat a suite's).
+  void add_probe_shape(const Shape& shape) {
+    if (std::find(probe_shapes.begin(), probe_shapes.end(), shape) == probe_shapes.end())
+      probe_shapes.push_back(shape);
+  }
   // The two variables the generic rule measures distance in (log scale):
   // what sets a shape's cost, e.g. K and N of a GEMV.
   std::array<std::string, 2> rule_variables;
