@@ -10,10 +10,11 @@
 struct KoptBatchedKernel {
   KoptBatchedParams params;
   // M rows (at most params.rows) of x [M][K] into y [M][N], in dtype pair
-  // `io` (kKoptNativeIo's index).
-  hipError_t (*call)(int io, long long M, long long K, long long N, long long G, long long warp,
-                     long long sms, const void* x, const unsigned char* w, void* y, float* ws,
-                     hipStream_t stream);
+  // `io` (kKoptNativeIo's index), K cut into slices of `xs` steps (the
+  // seed's XS, a launch's choice: 0 the contract's own slices).
+  hipError_t (*call)(int io, long long xs, long long M, long long K, long long N, long long G,
+                     long long warp, long long sms, const void* x, const unsigned char* w, void* y,
+                     float* ws, hipStream_t stream);
   // The canonical blob into the layout this kernel reads.
   hipError_t (*lay_out)(long long K, long long N, long long G, const unsigned char* canonical,
                         unsigned char* packed, hipStream_t stream);
@@ -41,8 +42,10 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
 // (kKoptBatchedBuckets in order) with the column groups, columns, warps and
 // OCC K x N and the rows take on this warp size (kopt_batched_choice; the
 // usual build where those are not built); nullptr past the last bucket.
+// `xs`, where given, receives the steps a slice of K the choice takes (its
+// xs; 0 where the usual build serves).
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
-                                             long long N, long long warp);
+                                             long long N, long long warp, long long* xs = nullptr);
 
 // The workspace one allocation needs for every call of K x N with up to
 // `rows` rows in `layout`: the most any bucket's build takes (the buckets may

@@ -388,12 +388,16 @@ static_assert(kopt_untuned_choices_built(), "a bucket's choice for an untuned sh
 #endif
 
 const KoptBatchedKernel* kopt_batched_kernel(long long rows, long long layout, long long K,
-                                             long long N, long long warp) {
-  if (const KoptBatchedKernel* k = kopt_batched_build_of(kopt_batched_choice(rows, layout, K, N, warp)))
+                                             long long N, long long warp, long long* xs) {
+  const KoptBatchedParams choice = kopt_batched_choice(rows, layout, K, N, warp);
+  if (const KoptBatchedKernel* k = kopt_batched_build_of(choice)) {
+    if (xs) *xs = choice.xs;
     return k;
+  }
   // Two groups at 4 and 8 rows in the canonical layout, one column and
   // other blocks are built for some buckets and layouts only: the usual
   // build serves the rest.
+  if (xs) *xs = 0;
   return kopt_batched_build_of(kopt_batched_usual(rows, layout, warp));
 }
 
@@ -402,9 +406,12 @@ long long kopt_batched_workspace_bytes(long long rows, long long layout, long lo
   long long most = 0;
   for (long long bucket : kKoptBatchedBuckets) {
     if (bucket > rows) break;
-    const KoptBatchedKernel* k = kopt_batched_kernel(bucket, layout, K, N, warp);
+    long long xs = 0;
+    const KoptBatchedKernel* k = kopt_batched_kernel(bucket, layout, K, N, warp, &xs);
     if (!k) continue;
-    most = kopt_max(most, kopt_batched_launch(k->params, bucket, K, N, warp, sms).workspace_bytes);
+    KoptBatchedParams p = k->params;
+    p.xs = xs;
+    most = kopt_max(most, kopt_batched_launch(p, bucket, K, N, warp, sms).workspace_bytes);
   }
   return most;
 }

@@ -104,24 +104,39 @@ constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 
 // peer on: only two groups gained, and only there. One column a warp lost at
 // 16 rows on 384x5120, 512x7168, 3072x5120, 5120x3072 and 4096x7168, and at
 // 8 rows on every shape probed.)
-// At 8 rows two shapes take blocks of sixteen warps, one an SM (x staged
+// At 8 rows 1536x6144 takes blocks of sixteen warps, one an SM (x staged
 // once an SM, not twice), measured apart by more than 2% in two probes of
-// the seed on an H100 (2026-11-28, PERFORMANCE.md), us: 7168x9216 36.87 and
-// 36.96 against 38.07 and 37.67, 1536x6144 9.39 and 9.43 against 10.03 and
-// 10.06. On the twelve other contest shapes at 8 rows slower (5120x3584
+// the seed on an H100 (2026-11-28, PERFORMANCE.md), us: 1536x6144 9.39 and
+// 9.43 against 10.03 and 10.06; 7168x9216 too, 36.87 and 36.96 against
+// 38.07 and 37.67, until two groups with slices of two steps (below) beat
+// both. On the twelve other contest shapes at 8 rows slower (5120x3584
 // 16.05 against 14.77, 5120x256 7.27 against 5.89) or within 2% (4608x7168
 // 21.31 against 21.36); at 16 rows slower on six of eight shapes probed and
 // within 2% on the others; at 4 rows slower on the four klanes serves there.
 // (Such a shape's buckets differ in builds; they share one workspace, whose
 // tickets' region is the same size for every build.)
+// At 8 rows six shapes take two groups with K cut into slices of two steps
+// (xs 2, a launch's choice: the same builds), where the contract's own rule
+// cuts slices of up to four steps, or of one where four leave a short last
+// slice (x is staged for a whole slice before a block's first dot, so a
+// shorter slice starts its dots sooner). Measured on an H200 (2026-11-29, PERFORMANCE.md), the
+// seed at 8 rows, us: 7168x9216 33.86 against the entry above's 36.25 (two
+// groups at the contract's slices: 37.95), 4096x7168 18.22 against 19.32,
+// 5120x3072 12.60 against 13.16, 3072x5120 12.64 against 13.02, 5120x6144
+// 19.49 against 20.03, 5120x768 6.86 against 7.05. Slower on 4608x7168 (its
+// nine steps leave a short last slice: 22.08 against 20.83), 5120x3584
+// (14.48 against 14.18), 5120x256 and 1536x6144; even on 7168x1536 and
+// 7168x1024, whose entries take two groups already.
 struct KoptBatchedTuned {
   long long bucket, K, N, groups, cols, warps, occ;  // warps: of 32 lanes
+  long long xs = 0;                                  // steps a slice of K (0: the contract's)
 };
 constexpr KoptBatchedTuned kKoptBatchedTuned[] = {
-    {8, 4608, 7168, 2, 2, 8, 2},  {8, 7168, 1536, 2, 2, 8, 2},  {8, 7168, 1024, 2, 2, 8, 2},
-    {8, 7168, 9216, 1, 2, 16, 1}, {8, 1536, 6144, 1, 2, 16, 1}, {16, 7168, 1536, 2, 1, 8, 2},
-    {16, 5120, 3584, 2, 1, 8, 2}, {16, 1536, 6144, 2, 1, 8, 2}, {16, 5120, 768, 2, 1, 8, 2},
-    {16, 5120, 256, 2, 1, 8, 2}};
+    {8, 4608, 7168, 2, 2, 8, 2},    {8, 7168, 1536, 2, 2, 8, 2},    {8, 7168, 1024, 2, 2, 8, 2},
+    {8, 7168, 9216, 2, 2, 8, 2, 2}, {8, 4096, 7168, 2, 2, 8, 2, 2}, {8, 5120, 6144, 2, 2, 8, 2, 2},
+    {8, 5120, 3072, 2, 2, 8, 2, 2}, {8, 3072, 5120, 2, 2, 8, 2, 2}, {8, 5120, 768, 2, 2, 8, 2, 2},
+    {8, 1536, 6144, 1, 2, 16, 1},   {16, 7168, 1536, 2, 1, 8, 2},   {16, 5120, 3584, 2, 1, 8, 2},
+    {16, 1536, 6144, 2, 1, 8, 2},   {16, 5120, 768, 2, 1, 8, 2},    {16, 5120, 256, 2, 1, 8, 2}};
 // The tuned entry of M rows of K x N on this warp size; nullptr for none.
 constexpr const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long long warp,
                                                      long long rows) {
@@ -150,6 +165,7 @@ constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout
     p.cols = t->cols;
     p.warps = t->warps;
     p.occ = t->occ;
+    p.xs = t->xs;
   } else {
     p.groups = K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;
   }

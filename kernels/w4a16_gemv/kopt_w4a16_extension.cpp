@@ -230,8 +230,9 @@ hipError_t KoptW4a16Batched::call(const KoptWeights& w, int block, const void* x
   if (io < 0) return hipErrorInvalidValue;
   if (const KoptXrowsKernel* k = in_registers(*this, w, block))
     return k->call(io, block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, stream);
-  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout, a.K, a.N, a.warp);
-  return k->call(io, block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, workspace, stream);
+  long long xs = 0;
+  const KoptBatchedKernel* k = kopt_batched_kernel(block, layout, a.K, a.N, a.warp, &xs);
+  return k->call(io, xs, block, a.K, a.N, a.G, a.warp, a.sms, x, w.weights, y, workspace, stream);
 }
 
 void KoptW4a16Batched::release() {

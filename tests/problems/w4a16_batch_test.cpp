@@ -112,10 +112,17 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   for (int64_t rows : kKoptBatchedBuckets)
     for (int64_t layout : {0, 1})
       for (int64_t groups : {1, 2})
-        // (OCC, COLS, SPREAD, threads a block): the library's builds (blocks of
-        // 512 threads for some 8-row shapes), and another OCC.
-        for (const auto& [occ, cols, spread, threads] : std::vector<std::array<int64_t, 4>>{
-                 {2, 2, 0, 256}, {3, 2, 0, 256}, {2, 2, 1, 256}, {2, 1, 1, 256}, {1, 2, 0, 512}})
+        // (OCC, COLS, SPREAD, threads a block, XS): the library's builds
+        // (blocks of 512 threads for some 8-row shapes) at the contract's
+        // slices of K and at the tuned entries' two steps a slice, and
+        // another OCC.
+        for (const auto& [occ, cols, spread, threads, xs] :
+             std::vector<std::array<int64_t, 5>>{{2, 2, 0, 256, 0},
+                                                 {3, 2, 0, 256, 0},
+                                                 {2, 2, 1, 256, 0},
+                                                 {2, 1, 1, 256, 0},
+                                                 {1, 2, 0, 512, 0},
+                                                 {2, 2, 0, 256, 2}})
           for (const DeviceLimits limits :
                {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
             for (const auto& [K, N, G, M] : shapes) {
@@ -126,6 +133,7 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
               p.occ = occ;
               p.cols = cols;
               p.spread = spread;
+              p.xs = xs;
               Candidate c;
               ASSERT_TRUE(parse_candidate(klanes->source,
                                           {{"MR", p.rows},
@@ -150,7 +158,7 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
                              std::to_string(K) + "x" + std::to_string(N) + "/g" +
                                  std::to_string(G) + " M " + std::to_string(M) + " OCC " +
                                  std::to_string(occ) + " COLS " + std::to_string(cols) +
-                                 " SPREAD " + std::to_string(spread));
+                                 " SPREAD " + std::to_string(spread) + " XS " + std::to_string(xs));
               // The workspace the library allocates once (for the largest
               // bucket the device serves) holds every smaller call's.
               const long long most = kopt_batched_max_rows(K, G, limits.warp);
@@ -205,13 +213,27 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
     const KoptBatchedParams p = kopt_batched_choice(rows, 0, K, N, warp);
     return std::array<long long, 2>{p.warps, p.occ};
   };
-  EXPECT_EQ(warps_occ(7168, 9216, 32, 8), (std::array<long long, 2>{16, 1}));
-  EXPECT_EQ(warps_occ(7168, 9216, 32, 5), (std::array<long long, 2>{16, 1}));
-  EXPECT_EQ(warps_occ(1536, 6144, 32, 7), (std::array<long long, 2>{16, 1}));
+  EXPECT_EQ(warps_occ(1536, 6144, 32, 8), (std::array<long long, 2>{16, 1}));
+  EXPECT_EQ(warps_occ(1536, 6144, 32, 5), (std::array<long long, 2>{16, 1}));
+  EXPECT_EQ(warps_occ(7168, 9216, 32, 8), (std::array<long long, 2>{8, 2}));
   EXPECT_EQ(warps_occ(7168, 9216, 32, 4), (std::array<long long, 2>{8, 2}));
   EXPECT_EQ(warps_occ(7168, 9216, 32, 16), (std::array<long long, 2>{8, 2}));
   EXPECT_EQ(warps_occ(7168, 9216, 64, 8), (std::array<long long, 2>{4, 2}));
   EXPECT_EQ(warps_occ(5120, 3072, 32, 8), (std::array<long long, 2>{8, 2}));
+  // The contract's slices of K but where tuned: two steps a slice for six
+  // shapes' 8-row bucket on a warp of 32, with two groups.
+  auto groups_xs = [](long long K, long long N, long long warp, long long rows) {
+    const KoptBatchedParams p = kopt_batched_choice(rows, 0, K, N, warp);
+    return std::array<long long, 2>{p.groups, p.xs};
+  };
+  EXPECT_EQ(groups_xs(7168, 9216, 32, 8), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(4096, 7168, 32, 6), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(5120, 768, 32, 8), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(7168, 9216, 32, 16), (std::array<long long, 2>{2, 0}));
+  EXPECT_EQ(groups_xs(7168, 9216, 32, 4), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(7168, 9216, 64, 8), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(5120, 3584, 32, 8), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(4608, 7168, 32, 8), (std::array<long long, 2>{2, 0}));
   // Only the 16-row bucket spreads its column blocks.
   EXPECT_EQ(kopt_batched_spread(16), 1);
   EXPECT_EQ(kopt_batched_spread(8), 0);
