@@ -377,11 +377,14 @@ constexpr bool kopt_tuned_choices_built() {
 }
 static_assert(kopt_tuned_choices_built(), "a kKoptBatchedTuned entry has no build");
 // the choice for a shape no entry is tuned for, in both layouts at every
-// bucket (one group up to 8 rows at long K, two past them).
+// bucket (one group up to 8 rows at long K, two past them; two with
+// two-step slices at 8 rows of mid-size shapes).
 constexpr bool kopt_untuned_choices_built() {
   for (const long long rows : kKoptBatchedBuckets)
     for (const long long layout : {0LL, 1LL})
-      if (!kopt_batched_choice_built(rows, layout, 8192, 8192)) return false;
+      if (!kopt_batched_choice_built(rows, layout, 8192, 8192) ||
+          !kopt_batched_choice_built(rows, layout, 4096, 4096))
+        return false;
   return true;
 }
 static_assert(kopt_untuned_choices_built(), "a bucket's choice for an untuned shape has no build");

@@ -115,28 +115,16 @@ constexpr long long kopt_batched_spread(long long rows) { return rows > 8 ? 1 : 
 // within 2% on the others; at 4 rows slower on the four klanes serves there.
 // (Such a shape's buckets differ in builds; they share one workspace, whose
 // tickets' region is the same size for every build.)
-// At 8 rows six shapes take two groups with K cut into slices of two steps
-// (xs 2, a launch's choice: the same builds), where the contract's own rule
-// cuts slices of up to four steps, or of one where four leave a short last
-// slice (x is staged for a whole slice before a block's first dot, so a
-// shorter slice starts its dots sooner). Measured on an H200 (2026-11-29, PERFORMANCE.md), the
-// seed at 8 rows, us: 7168x9216 33.86 against the entry above's 36.25 (two
-// groups at the contract's slices: 37.95), 4096x7168 18.22 against 19.32,
-// 5120x3072 12.60 against 13.16, 3072x5120 12.64 against 13.02, 5120x6144
-// 19.49 against 20.03, 5120x768 6.86 against 7.05. Slower on 4608x7168 (its
-// nine steps leave a short last slice: 22.08 against 20.83), 5120x3584
-// (14.48 against 14.18), 5120x256 and 1536x6144; even on 7168x1536 and
-// 7168x1024, whose entries take two groups already.
+// (5120x3584 is tuned only to keep it off the rule of two-step slices
+// below, which it loses to by 2%.)
 struct KoptBatchedTuned {
   long long bucket, K, N, groups, cols, warps, occ;  // warps: of 32 lanes
-  long long xs = 0;                                  // steps a slice of K (0: the contract's)
 };
 constexpr KoptBatchedTuned kKoptBatchedTuned[] = {
-    {8, 4608, 7168, 2, 2, 8, 2},    {8, 7168, 1536, 2, 2, 8, 2},    {8, 7168, 1024, 2, 2, 8, 2},
-    {8, 7168, 9216, 2, 2, 8, 2, 2}, {8, 4096, 7168, 2, 2, 8, 2, 2}, {8, 5120, 6144, 2, 2, 8, 2, 2},
-    {8, 5120, 3072, 2, 2, 8, 2, 2}, {8, 3072, 5120, 2, 2, 8, 2, 2}, {8, 5120, 768, 2, 2, 8, 2, 2},
-    {8, 1536, 6144, 1, 2, 16, 1},   {16, 7168, 1536, 2, 1, 8, 2},   {16, 5120, 3584, 2, 1, 8, 2},
-    {16, 1536, 6144, 2, 1, 8, 2},   {16, 5120, 768, 2, 1, 8, 2},    {16, 5120, 256, 2, 1, 8, 2}};
+    {8, 4608, 7168, 2, 2, 8, 2},  {8, 7168, 1536, 2, 2, 8, 2},  {8, 7168, 1024, 2, 2, 8, 2},
+    {8, 5120, 3584, 1, 2, 8, 2},  {8, 1536, 6144, 1, 2, 16, 1}, {16, 7168, 1536, 2, 1, 8, 2},
+    {16, 5120, 3584, 2, 1, 8, 2}, {16, 1536, 6144, 2, 1, 8, 2}, {16, 5120, 768, 2, 1, 8, 2},
+    {16, 5120, 256, 2, 1, 8, 2}};
 // The tuned entry of M rows of K x N on this warp size; nullptr for none.
 constexpr const KoptBatchedTuned* kopt_batched_tuned(long long K, long long N, long long warp,
                                                      long long rows) {
@@ -153,10 +141,31 @@ constexpr KoptBatchedParams kopt_batched_usual(long long rows, long long layout,
   p.warps = 256 / warp;
   return p;
 }
+// At 5 to 8 rows (the 8-row bucket) of mid-size shapes in the packed layout
+// on a warp of 32, two column groups with K cut into slices of two steps (the
+// seed's XS 2: a launch's choice, the same builds), where one group at the
+// contract's slices was the usual build: x is staged for a whole slice before
+// a block's first dot, so a shorter slice starts its dots sooner. Measured on
+// an H200 (2026-11-29, PERFORMANCE.md), the seed at 8 rows, us, against one
+// group at the contract's slices: inside the rule's K of 3072 to 7168 and N
+// of 768 to 10240, 7168x9216 33.86 against 36.25, 4096x4096 12.70 against
+// 14.03, 4096x6144 16.13 against 17.29, 5120x7680 23.10 against 24.29,
+// 6144x4096 16.12 against 17.11, 3584x4608 14.50 against 15.50, 4096x7168,
+// 5120x3072, 3072x5120, 5120x6144 and 5120x768 3-6% faster; slower on
+// 5120x3584 (14.48 against 14.18, tuned above) and 4608x7168 (22.08 against
+// two groups' 20.83 at the contract's slices, its entry above). Outside it
+// slower: K of 8192 and more (14336x4096 33.49 against 30.53, 28672x8192
+// 125.29 against 105.93), 2048x8192 12.98 against 11.69, 4096x28672 54.54
+// against 53.88, 5120x256 6.49 against 5.52.
+constexpr bool kopt_batched_two_step_slices(long long rows, long long layout, long long K,
+                                            long long N, long long warp) {
+  return kopt_smallest_bucket(kKoptBatchedBuckets, rows) == 8 && layout == 0 && warp == 32 &&
+         K >= 3072 && K <= 7168 && N >= 768 && N <= 10240;
+}
 // What the library runs M rows of K x N with on this warp size: the tuned
 // entry's column groups, columns, warps and OCC, else the usual build with
 // two column groups where a column's chunks fit half a warp, or past 8 rows
-// (above).
+// (above), or with two-step slices (kopt_batched_two_step_slices).
 constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout, long long K,
                                                 long long N, long long warp) {
   KoptBatchedParams p = kopt_batched_usual(rows, layout, warp);
@@ -165,7 +174,9 @@ constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout
     p.cols = t->cols;
     p.warps = t->warps;
     p.occ = t->occ;
-    p.xs = t->xs;
+  } else if (kopt_batched_two_step_slices(rows, layout, K, N, warp)) {
+    p.groups = 2;
+    p.xs = 2;
   } else {
     p.groups = K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;
   }

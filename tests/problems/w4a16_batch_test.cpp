@@ -180,7 +180,7 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_groups(512, 5120, 32, 4), 2);
   EXPECT_EQ(kopt_batched_groups(544, 5120, 32, 8), 1);
   EXPECT_EQ(kopt_batched_groups(1024, 5120, 64, 5), 2);
-  EXPECT_EQ(kopt_batched_groups(7168, 5120, 32, 8), 1);
+  EXPECT_EQ(kopt_batched_groups(8192, 5120, 32, 8), 1);
   EXPECT_EQ(kopt_batched_groups(7168, 5120, 32, 9), 2);
   EXPECT_EQ(kopt_batched_groups(544, 5120, 32, 16), 1);
   EXPECT_EQ(kopt_batched_groups(640, 5120, 32, 16), 1);
@@ -220,18 +220,28 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(warps_occ(7168, 9216, 32, 16), (std::array<long long, 2>{8, 2}));
   EXPECT_EQ(warps_occ(7168, 9216, 64, 8), (std::array<long long, 2>{4, 2}));
   EXPECT_EQ(warps_occ(5120, 3072, 32, 8), (std::array<long long, 2>{8, 2}));
-  // The contract's slices of K but where tuned: two steps a slice for six
-  // shapes' 8-row bucket on a warp of 32, with two groups.
-  auto groups_xs = [](long long K, long long N, long long warp, long long rows) {
-    const KoptBatchedParams p = kopt_batched_choice(rows, 0, K, N, warp);
+  // The contract's slices of K, but two groups with two steps a slice at 5
+  // to 8 rows of K 3072 to 7168 and N 768 to 10240 in the packed layout on
+  // a warp of 32, where no entry is tuned.
+  auto groups_xs = [](long long K, long long N, long long warp, long long rows,
+                      long long layout = 0) {
+    const KoptBatchedParams p = kopt_batched_choice(rows, layout, K, N, warp);
     return std::array<long long, 2>{p.groups, p.xs};
   };
   EXPECT_EQ(groups_xs(7168, 9216, 32, 8), (std::array<long long, 2>{2, 2}));
-  EXPECT_EQ(groups_xs(4096, 7168, 32, 6), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(4096, 4096, 32, 5), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(3072, 5120, 32, 8), (std::array<long long, 2>{2, 2}));
   EXPECT_EQ(groups_xs(5120, 768, 32, 8), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(7168, 10240, 32, 6), (std::array<long long, 2>{2, 2}));
+  EXPECT_EQ(groups_xs(4096, 4096, 32, 8, 1), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(4096, 4096, 32, 4), (std::array<long long, 2>{1, 0}));
   EXPECT_EQ(groups_xs(7168, 9216, 32, 16), (std::array<long long, 2>{2, 0}));
-  EXPECT_EQ(groups_xs(7168, 9216, 32, 4), (std::array<long long, 2>{1, 0}));
   EXPECT_EQ(groups_xs(7168, 9216, 64, 8), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(8192, 8192, 32, 8), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(2048, 8192, 32, 8), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(4096, 28672, 32, 8), (std::array<long long, 2>{1, 0}));
+  EXPECT_EQ(groups_xs(5120, 256, 32, 8), (std::array<long long, 2>{1, 0}));
+  // Tuned off it: 5120x3584 (one group) and 4608x7168 (two at the contract's).
   EXPECT_EQ(groups_xs(5120, 3584, 32, 8), (std::array<long long, 2>{1, 0}));
   EXPECT_EQ(groups_xs(4608, 7168, 32, 8), (std::array<long long, 2>{2, 0}));
   // Only the 16-row bucket spreads its column blocks.
