@@ -207,43 +207,37 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(kopt_batched_cols(5120, 256, 32, 16), 1);
   EXPECT_EQ(kopt_batched_cols(5120, 3072, 32, 16), 2);
   EXPECT_EQ(kopt_batched_cols(7168, 9216, 32, 16), 2);
-  // Blocks of 256 threads, two an SM, but where tuned: sixteen warps, one an
-  // SM, for two shapes' 8-row bucket on a warp of 32.
-  auto warps_occ = [](long long K, long long N, long long warp, long long rows) {
-    const KoptBatchedParams p = kopt_batched_choice(rows, 0, K, N, warp);
-    return std::array<long long, 2>{p.warps, p.occ};
-  };
-  EXPECT_EQ(warps_occ(1536, 6144, 32, 8), (std::array<long long, 2>{16, 1}));
-  EXPECT_EQ(warps_occ(1536, 6144, 32, 5), (std::array<long long, 2>{16, 1}));
-  EXPECT_EQ(warps_occ(7168, 9216, 32, 8), (std::array<long long, 2>{8, 2}));
-  EXPECT_EQ(warps_occ(7168, 9216, 32, 4), (std::array<long long, 2>{8, 2}));
-  EXPECT_EQ(warps_occ(7168, 9216, 32, 16), (std::array<long long, 2>{8, 2}));
-  EXPECT_EQ(warps_occ(7168, 9216, 64, 8), (std::array<long long, 2>{4, 2}));
-  EXPECT_EQ(warps_occ(5120, 3072, 32, 8), (std::array<long long, 2>{8, 2}));
-  // The contract's slices of K, but two groups with two steps a slice at 5
-  // to 8 rows of K 3072 to 7168 and N 768 to 10240 in the packed layout on
-  // a warp of 32, where no entry is tuned.
-  auto groups_xs = [](long long K, long long N, long long warp, long long rows,
-                      long long layout = 0) {
+  // The choice of M rows of K x N on a warp of `warp` lanes (the packed
+  // layout unless said) as {warps, OCC, column groups, XS}: blocks of 256
+  // threads, two an SM, at the contract's slices of K, but where tuned
+  // (1536x6144's 8-row bucket: sixteen warps, one an SM; 5120x3584's and
+  // 4608x7168's: off the rule below) and where two groups with two steps a
+  // slice serve 5 to 8 rows of K 3072 to 7168 and N 768 to 10240 in the
+  // packed layout on a warp of 32.
+  auto choice = [](long long K, long long N, long long warp, long long rows, long long layout = 0) {
     const KoptBatchedParams p = kopt_batched_choice(rows, layout, K, N, warp);
-    return std::array<long long, 2>{p.groups, p.xs};
+    return std::array<long long, 4>{p.warps, p.occ, p.groups, p.xs};
   };
-  EXPECT_EQ(groups_xs(7168, 9216, 32, 8), (std::array<long long, 2>{2, 2}));
-  EXPECT_EQ(groups_xs(4096, 4096, 32, 5), (std::array<long long, 2>{2, 2}));
-  EXPECT_EQ(groups_xs(3072, 5120, 32, 8), (std::array<long long, 2>{2, 2}));
-  EXPECT_EQ(groups_xs(5120, 768, 32, 8), (std::array<long long, 2>{2, 2}));
-  EXPECT_EQ(groups_xs(7168, 10240, 32, 6), (std::array<long long, 2>{2, 2}));
-  EXPECT_EQ(groups_xs(4096, 4096, 32, 8, 1), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(4096, 4096, 32, 4), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(7168, 9216, 32, 16), (std::array<long long, 2>{2, 0}));
-  EXPECT_EQ(groups_xs(7168, 9216, 64, 8), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(8192, 8192, 32, 8), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(2048, 8192, 32, 8), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(4096, 28672, 32, 8), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(5120, 256, 32, 8), (std::array<long long, 2>{1, 0}));
-  // Tuned off it: 5120x3584 (one group) and 4608x7168 (two at the contract's).
-  EXPECT_EQ(groups_xs(5120, 3584, 32, 8), (std::array<long long, 2>{1, 0}));
-  EXPECT_EQ(groups_xs(4608, 7168, 32, 8), (std::array<long long, 2>{2, 0}));
+  using Choice = std::array<long long, 4>;
+  EXPECT_EQ(choice(1536, 6144, 32, 8), (Choice{16, 1, 1, 0}));
+  EXPECT_EQ(choice(1536, 6144, 32, 5), (Choice{16, 1, 1, 0}));
+  EXPECT_EQ(choice(5120, 3584, 32, 8), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(4608, 7168, 32, 8), (Choice{8, 2, 2, 0}));
+  EXPECT_EQ(choice(7168, 9216, 32, 8), (Choice{8, 2, 2, 2}));
+  EXPECT_EQ(choice(5120, 3072, 32, 8), (Choice{8, 2, 2, 2}));
+  EXPECT_EQ(choice(4096, 4096, 32, 5), (Choice{8, 2, 2, 2}));
+  EXPECT_EQ(choice(3072, 5120, 32, 8), (Choice{8, 2, 2, 2}));
+  EXPECT_EQ(choice(5120, 768, 32, 8), (Choice{8, 2, 2, 2}));
+  EXPECT_EQ(choice(7168, 10240, 32, 6), (Choice{8, 2, 2, 2}));
+  EXPECT_EQ(choice(4096, 4096, 32, 8, 1), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(4096, 4096, 32, 4), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(7168, 9216, 32, 4), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(7168, 9216, 32, 16), (Choice{8, 2, 2, 0}));
+  EXPECT_EQ(choice(7168, 9216, 64, 8), (Choice{4, 2, 1, 0}));
+  EXPECT_EQ(choice(8192, 8192, 32, 8), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(2048, 8192, 32, 8), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(4096, 28672, 32, 8), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(5120, 256, 32, 8), (Choice{8, 2, 1, 0}));
   // Only the 16-row bucket spreads its column blocks.
   EXPECT_EQ(kopt_batched_spread(16), 1);
   EXPECT_EQ(kopt_batched_spread(8), 0);
