@@ -186,10 +186,14 @@ inline hipError_t kopt_weights_init(KoptWeights* w, const KoptKernelEntry* entry
   return hipSuccess;
 }
 
-// One call on `stream` (asynchronous).
-inline hipError_t kopt_weights_call(const KoptWeights& w, const void* x, float* y, void* stream) {
-  return w.entry->call(w.args, static_cast<const __half*>(x), w.weights, y, w.workspace,
-                       static_cast<hipStream_t>(stream));
+// One call on `stream` (asynchronous): the entry's (fp16 x, fp32 y), or
+// with `pair` > 0 its build for that dtype pair (w.entry_pairs; y then in
+// the pair's dtype).
+inline hipError_t kopt_weights_call(const KoptWeights& w, const void* x, void* y, void* stream,
+                                    int pair = 0) {
+  const KoptKernelEntry* build = pair == 0 ? w.entry : w.entry_pairs[pair];
+  return build->call(w.args, static_cast<const __half*>(x), w.weights, static_cast<float*>(y),
+                     w.workspace, static_cast<hipStream_t>(stream));
 }
 
 // Frees what kopt_weights_init allocated (not `w` itself).

@@ -306,16 +306,14 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
   // A single row runs on the entry's build for the call's dtypes where it has
   // one (x in the weights' K order): the entry's own kernel, no conversions.
   const int pair = kopt_native_io(x_dtype, y_dtype);
-  const KoptKernelEntry* own_pair =
-      w.entry_pairs && pair >= 0 && !w.k_order ? w.entry_pairs[pair] : nullptr;
+  const bool own_pair = w.entry_pairs && pair >= 0 && !w.k_order;
   for (int m0 = 0, rows = 1; m0 < M; m0 += rows) {
     const int block = w.extension.block_rows(w, M - m0, x_dtype, y_dtype);
     rows = block > 0 ? block : 1;
     const char* x_m = static_cast<const char*>(x) + static_cast<size_t>(m0) * K * x_bytes;
     char* y_m = static_cast<char*>(y) + static_cast<size_t>(m0) * N * y_bytes;
     if (rows == 1 && own_pair) {
-      const hipError_t e = own_pair->call(w.args, reinterpret_cast<const __half*>(x_m), w.weights,
-                                          reinterpret_cast<float*>(y_m), w.workspace, stream);
+      const hipError_t e = kopt_weights_call(w, x_m, y_m, stream, pair);
       if (e != hipSuccess) return kopt_gpu_error(e, "gemm launch");
       continue;
     }
@@ -333,7 +331,7 @@ KoptResult kopt_library_gemm(const KoptLibraryWeights<Extension>& w, const void*
     if (e == hipSuccess)
       e = block > 0 ? w.extension.call(w, rows, x_in, native ? x_dtype : kKoptF16, y_out,
                                        native ? y_dtype : kKoptF32, stream)
-                    : kopt_weights_call(w, x_in, static_cast<float*>(y_out), stream);
+                    : kopt_weights_call(w, x_in, y_out, stream);
     if (e == hipSuccess && convert_y) {
       kopt_library_store_y<<<dim3((N + 255) / 256, rows), 256, 0, stream>>>(w.y_rows, y_m, y_dtype,
                                                                             N);
