@@ -378,12 +378,14 @@ constexpr bool kopt_tuned_choices_built() {
 static_assert(kopt_tuned_choices_built(), "a kKoptBatchedTuned entry has no build");
 // the choice for a shape no entry is tuned for, in both layouts at every
 // bucket (one group up to 8 rows at long K, two past them; two with
-// two-step slices at 8 rows of mid-size shapes).
+// two-step slices at 8 rows of mid-size shapes, one at 2 to 4 rows of
+// longer K).
 constexpr bool kopt_untuned_choices_built() {
   for (const long long rows : kKoptBatchedBuckets)
     for (const long long layout : {0LL, 1LL})
       if (!kopt_batched_choice_built(rows, layout, 8192, 8192) ||
-          !kopt_batched_choice_built(rows, layout, 4096, 4096))
+          !kopt_batched_choice_built(rows, layout, 4096, 4096) ||
+          !kopt_batched_choice_built(rows, layout, 14336, 4096))
         return false;
   return true;
 }

@@ -141,31 +141,47 @@ constexpr KoptBatchedParams kopt_batched_usual(long long rows, long long layout,
   p.warps = 256 / warp;
   return p;
 }
-// At 5 to 8 rows (the 8-row bucket) of mid-size shapes in the packed layout
-// on a warp of 32, two column groups with K cut into slices of two steps (the
-// seed's XS 2: a launch's choice, the same builds), where one group at the
-// contract's slices was the usual build: x is staged for a whole slice before
-// a block's first dot, so a shorter slice starts its dots sooner. Measured on
-// an H200 (2026-11-29, PERFORMANCE.md), the seed at 8 rows, us, against one
-// group at the contract's slices: inside the rule's K of 3072 to 7168 and N
-// of 768 to 10240, 7168x9216 33.86 against 36.25, 4096x4096 12.70 against
-// 14.03, 4096x6144 16.13 against 17.29, 5120x7680 23.10 against 24.29,
-// 6144x4096 16.12 against 17.11, 3584x4608 14.50 against 15.50, 4096x7168,
-// 5120x3072, 3072x5120, 5120x6144 and 5120x768 3-6% faster; slower on
-// 5120x3584 (14.48 against 14.18, tuned above) and 4608x7168 (22.08 against
-// two groups' 20.83 at the contract's slices, its entry above). Outside it
-// slower: K of 8192 and more (14336x4096 33.49 against 30.53, 28672x8192
-// 125.29 against 105.93), 2048x8192 12.98 against 11.69, 4096x28672 54.54
-// against 53.88, 5120x256 6.49 against 5.52.
+// Slices of two steps of K (the seed's XS 2: a launch's choice, the same
+// builds) where the contract's own rule cuts K into as few slices as shared
+// memory allows: x is staged for a whole slice before a block's first dot,
+// so a shorter slice starts its dots sooner. On a warp of 32, in two places
+// (the seed, us, against the library's build at the contract's slices):
+// - 5 to 8 rows (the 8-row bucket) of mid-size shapes, K of 3072 to 7168
+//   and N of 768 to 10240, in the packed layout, with two column groups
+//   where one was the usual build. Measured on an H200 (2026-11-29,
+//   PERFORMANCE.md), 8 rows: 7168x9216 33.86 against 36.25, 4096x4096
+//   12.70 against 14.03, 4096x6144 16.13 against 17.29, 5120x7680 23.10
+//   against 24.29, 6144x4096 16.12 against 17.11, 3584x4608 14.50 against
+//   15.50, 4096x7168, 5120x3072, 3072x5120, 5120x6144 and 5120x768 3-6%
+//   faster; slower on 5120x3584 (14.48 against 14.18, tuned above) and
+//   4608x7168 (22.08 against two groups' 20.83 at the contract's slices,
+//   its entry above). Outside that range slower: K of 8192 and more
+//   (14336x4096 33.49 against 30.53, 28672x8192 125.29 against 105.93),
+//   2048x8192 12.98 against 11.69, 4096x28672 54.54 against 53.88, 5120x256
+//   6.49 against 5.52.
+// - 2 to 4 rows (the 2- and 4-row buckets) of long K, past the register
+//   path's builds up to 20480 (ten slices of two steps), one column group
+//   as before. Measured on an H200 (2026-11-29, PERFORMANCE.md), 2 and 4
+//   rows, faster or even on all eight shapes of K 8960 to 18944: 4 rows of
+//   14336x4096 20.97 against 23.41, 14336x8192 36.30 against 39.95,
+//   8960x1536 9.57 against 11.25, 18944x3584 25.63 against 26.55; 2 rows
+//   the same 16.76 against 17.49, 28.00 against 28.66, 8.16 against 9.45,
+//   20.43 against 22.23, 17920x5120 25.01 against 25.00; slower past it
+//   (4 rows of 28672x8192 69.86 against 64.70, 27648x5120 46.89 against
+//   44.09; 2 rows 52.11 against 50.44, 35.70 against 34.59).
+constexpr long long kKoptBatchedTwoStepLongK = 20480;
 constexpr bool kopt_batched_two_step_slices(long long rows, long long layout, long long K,
                                             long long N, long long warp) {
-  return kopt_smallest_bucket(kKoptBatchedBuckets, rows) == 8 && layout == 0 && warp == 32 &&
-         K >= 3072 && K <= 7168 && N >= 768 && N <= 10240;
+  if (warp != 32) return false;
+  const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
+  if (bucket == 8) return layout == 0 && K >= 3072 && K <= 7168 && N >= 768 && N <= 10240;
+  return bucket <= 4 && K > kKoptBatchedLongK && K <= kKoptBatchedTwoStepLongK;
 }
 // What the library runs M rows of K x N with on this warp size: the tuned
 // entry's column groups, columns, warps and OCC, else the usual build with
 // two column groups where a column's chunks fit half a warp, or past 8 rows
-// (above), or with two-step slices (kopt_batched_two_step_slices).
+// (above), or with two-step slices (kopt_batched_two_step_slices: two
+// groups at 5 to 8 rows, one at 2 to 4).
 constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout, long long K,
                                                 long long N, long long warp) {
   KoptBatchedParams p = kopt_batched_usual(rows, layout, warp);
@@ -175,7 +191,7 @@ constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout
     p.warps = t->warps;
     p.occ = t->occ;
   } else if (kopt_batched_two_step_slices(rows, layout, K, N, warp)) {
-    p.groups = 2;
+    p.groups = rows > 4 ? 2 : 1;
     p.xs = 2;
   } else {
     p.groups = K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;

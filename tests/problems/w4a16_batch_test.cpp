@@ -213,7 +213,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   // (1536x6144's 8-row bucket: sixteen warps, one an SM; 5120x3584's and
   // 4608x7168's: off the rule below) and where two groups with two steps a
   // slice serve 5 to 8 rows of K 3072 to 7168 and N 768 to 10240 in the
-  // packed layout on a warp of 32.
+  // packed layout on a warp of 32, and one group with two steps a slice 2
+  // to 4 rows of K past 8192 up to 20480 in either layout.
   auto choice = [](long long K, long long N, long long warp, long long rows, long long layout = 0) {
     const KoptBatchedParams p = kopt_batched_choice(rows, layout, K, N, warp);
     return std::array<long long, 4>{p.warps, p.occ, p.groups, p.xs};
@@ -238,6 +239,17 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(choice(2048, 8192, 32, 8), (Choice{8, 2, 1, 0}));
   EXPECT_EQ(choice(4096, 28672, 32, 8), (Choice{8, 2, 1, 0}));
   EXPECT_EQ(choice(5120, 256, 32, 8), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(14336, 4096, 32, 2), (Choice{8, 2, 1, 2}));
+  EXPECT_EQ(choice(14336, 4096, 32, 3), (Choice{8, 2, 1, 2}));
+  EXPECT_EQ(choice(14336, 4096, 32, 4, 1), (Choice{8, 2, 1, 2}));
+  EXPECT_EQ(choice(8224, 1536, 32, 4), (Choice{8, 2, 1, 2}));
+  EXPECT_EQ(choice(20480, 5120, 32, 2), (Choice{8, 2, 1, 2}));
+  EXPECT_EQ(choice(20512, 5120, 32, 2), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(28672, 8192, 32, 4), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(8192, 4096, 32, 4), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(14336, 4096, 32, 5), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(14336, 4096, 32, 16), (Choice{8, 2, 2, 0}));
+  EXPECT_EQ(choice(14336, 4096, 64, 4), (Choice{4, 2, 1, 0}));
   // Only the 16-row bucket spreads its column blocks.
   EXPECT_EQ(kopt_batched_spread(16), 1);
   EXPECT_EQ(kopt_batched_spread(8), 0);
