@@ -25,7 +25,8 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 # The generated entries whose kernel source reads x and writes y through the
-# dtype hooks (KOPT_X_PAIR and KOPT_Y_STORE, as the gen seed does) built once
+# dtype hooks (KOPT_X_PAIR and KOPT_Y_STORE, problems/common/
+# device_io_hooks.hip, as the gen seed does) built once
 # more for each other dtype pair of kKoptNativeIo (fp16 to fp16, bf16 to
 # bf16): a source per entry and pair that includes the entry under names of
 # its own (kopt_entry_pair.h), and their table (${out}/kopt_entry_pairs.inc,
@@ -46,8 +47,10 @@ function(kopt_entry_pairs name kernels generated out result)
       continue()
     endif()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${generated}/${source})
-    file(STRINGS ${generated}/${source} x_hook REGEX "define KOPT_X_PAIR")
-    file(STRINGS ${generated}/${source} y_hook REGEX "define KOPT_Y_STORE")
+    # A source uses both hooks (their defaults are the device prelude's) on
+    # a line that is no comment.
+    file(STRINGS ${generated}/${source} x_hook REGEX "^[^/]*KOPT_X_PAIR\\(")
+    file(STRINGS ${generated}/${source} y_hook REGEX "^[^/]*KOPT_Y_STORE\\(")
     if(NOT x_hook OR NOT y_hook)
       continue()
     endif()

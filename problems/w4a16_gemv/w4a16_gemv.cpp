@@ -7,6 +7,7 @@
 
 #include "problems/common/blob_layout.h"
 #include "problems/common/decode_projections.h"
+#include "problems/common/device_io_hooks.h"
 
 namespace kopt {
 namespace embedded {
@@ -338,7 +339,9 @@ class W4a16Gemv : public Problem {
     return reference_gemv(data);
   }
 
-  std::string device_prelude() const override { return embedded::kW4a16DevicePrelude; }
+  std::string device_prelude() const override {
+    return std::string(embedded::kDeviceIoHooks) + embedded::kW4a16DevicePrelude;
+  }
   std::string device_reference() const override { return embedded::kW4a16DeviceReference; }
   std::string device_dequantize() const override { return embedded::kW4a16DeviceDequantize; }
 

@@ -31,17 +31,8 @@
   }
 }
 */
-// How x's 16-bit pairs become floats and how y's values are stored (or,
-// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
-// and fp32 y, unless a build defines its own (the library builds bf16 x and
-// fp16 or bf16 y too, so engines running those dtypes launch no conversion
-// kernels around the call).
-#ifndef KOPT_X_PAIR
-#define KOPT_X_PAIR(pair) __half22float2(pair)
-#endif
-#ifndef KOPT_Y_STORE
-#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
-#endif
+// x is read and y written through the dtype hooks (KOPT_X_PAIR, KOPT_Y_STORE;
+// the device prelude), so the library builds this kernel for other dtypes too.
 
 // LAYOUT 0 (dot's and gen's packed layout): q bytes as canonical ([N][K/2],
 // low nibble = even k), then half2 (scale, offset) [N][K/G] after a 256-byte

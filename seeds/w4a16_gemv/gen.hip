@@ -33,21 +33,9 @@
   }
 }
 */
-// How x's 16-bit pairs become floats and how y's values are stored (or,
-// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
-// and fp32 y, unless a build defines its own (the library builds bf16 x and
-// fp16 or bf16 y too, so engines running those dtypes launch no conversion
-// kernels around a call). KOPT_X_FP16 0 says x is bf16, so XMAX takes the
-// largest |x| in bf16 pairs.
-#ifndef KOPT_X_PAIR
-#define KOPT_X_PAIR(pair) __half22float2(pair)
-#endif
-#ifndef KOPT_X_FP16
-#define KOPT_X_FP16 1
-#endif
-#ifndef KOPT_Y_STORE
-#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
-#endif
+// x is read and y written through the dtype hooks (KOPT_X_PAIR, KOPT_Y_STORE;
+// the device prelude), so the library builds this kernel for other dtypes too.
+// KOPT_X_FP16 0 says x is bf16, so XMAX takes the largest |x| in bf16 pairs.
 
 // Packed layout (as dot): q bytes exactly as canonical ([N][K/2], low nibble
 // = even k), then half2 (scale, offset) [N][K/G] after a 256-byte boundary.

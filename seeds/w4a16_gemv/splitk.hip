@@ -18,15 +18,9 @@
 */
 // Defaults: the fastest of a 16-point sweep (SPLIT x LPR x ROWS) on 5120x256,
 // NVIDIA H200, 2026-11-22 (scripts/sweep-seed.sh).
-// The dtype hooks, as gen's: x's 16-bit pairs to floats, y's stores (the
-// library builds this seed again for fp16 and bf16 y and bf16 x). The
-// slices' partial sums in the workspace stay fp32.
-#ifndef KOPT_X_PAIR
-#define KOPT_X_PAIR(pair) __half22float2(pair)
-#endif
-#ifndef KOPT_Y_STORE
-#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
-#endif
+// x is read and y written through the dtype hooks (KOPT_X_PAIR, KOPT_Y_STORE;
+// the device prelude), so the library builds this kernel for other dtypes too.
+// The slices' partial sums in the workspace stay fp32.
 
 // Partial y over one slice of K, canonical layout:
 // sum x*(s*q + o) = s * sum x*(1024+q) + (o - 1024 s) * sum x  per 32-nibble chunk.

@@ -21,16 +21,8 @@
 */
 // Y[m][n] = scale[n] * sum_k X[m][k] * q[n][k]
 
-// How x's 16-bit pairs become floats and how y's values are stored: the
-// problem's fp16 x and fp32 y, unless a build defines its own (the library
-// builds bf16 x and fp16 or bf16 y too, so engines running those dtypes
-// launch no conversion kernels around the call).
-#ifndef KOPT_X_PAIR
-#define KOPT_X_PAIR(pair) __half22float2(pair)
-#endif
-#ifndef KOPT_Y_STORE
-#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
-#endif
+// x is read and y written through the dtype hooks (KOPT_X_PAIR, KOPT_Y_STORE;
+// the device prelude), so the library builds this kernel for other dtypes too.
 
 // Lane groups a warp, and the channels of a block.
 #define LANES_GROUPS (KOPT_WARP_SIZE / LPC)

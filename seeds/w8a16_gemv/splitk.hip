@@ -15,17 +15,8 @@
   }
 }
 */
-// How x's 16-bit pairs become floats and how y's values are stored (or,
-// where `partial`, a slice's fp32 partial sum at p): the problem's fp16 x
-// and fp32 y, unless a build defines its own (the library builds fp16 y and
-// bf16 x and y too, so engines running those dtypes launch no conversion
-// kernels around a call).
-#ifndef KOPT_X_PAIR
-#define KOPT_X_PAIR(pair) make_float2(__low2float(pair), __high2float(pair))
-#endif
-#ifndef KOPT_Y_STORE
-#define KOPT_Y_STORE(p, at, v, partial) ((p)[at] = (v))
-#endif
+// x is read and y written through the dtype hooks (KOPT_X_PAIR, KOPT_Y_STORE;
+// the device prelude), so the library builds this kernel for other dtypes too.
 
 KOPT_INLINE __half2 as_half2(kopt_u32 v) {
 #if defined(KOPT_NVIDIA)

@@ -23,8 +23,8 @@
 #define relayout KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split2_relayout)
 
 namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_gen_x16_split2) {
-// ---- candidate source: src_gen_dabd4ad0.inc ----
-#include "src_gen_dabd4ad0.inc"
+// ---- candidate source: src_gen_8a666413.inc ----
+#include "src_gen_8a666413.inc"
 #undef gemv
 #undef relayout
 

@@ -11,8 +11,8 @@
 #define reduce_partials KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk_reduce_partials)
 
 namespace KOPT_ENTRY_NAME(kopt_w4a16_generic_splitk) {
-// ---- candidate source: src_splitk_e599ff06.inc ----
-#include "src_splitk_e599ff06.inc"
+// ---- candidate source: src_splitk_4f08ec4f.inc ----
+#include "src_splitk_4f08ec4f.inc"
 #undef gemv_partial
 #undef reduce_partials
 

@@ -10,8 +10,8 @@
 #define reduce_partials KOPT_ENTRY_NAME(kopt_w8a16_generic_splitk_reduce_partials)
 
 namespace KOPT_ENTRY_NAME(kopt_w8a16_generic_splitk) {
-// ---- candidate source: src_splitk_0093633a.inc ----
-#include "src_splitk_0093633a.inc"
+// ---- candidate source: src_splitk_0cc6050c.inc ----
+#include "src_splitk_0cc6050c.inc"
 #undef gemv_partial
 #undef reduce_partials
 

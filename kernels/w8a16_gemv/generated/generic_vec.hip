@@ -9,8 +9,8 @@
 #define gemv KOPT_ENTRY_NAME(kopt_w8a16_generic_vec_gemv)
 
 namespace KOPT_ENTRY_NAME(kopt_w8a16_generic_vec) {
-// ---- candidate source: src_vec_c8b09b50.inc ----
-#include "src_vec_c8b09b50.inc"
+// ---- candidate source: src_vec_67206263.inc ----
+#include "src_vec_67206263.inc"
 #undef gemv
 
 // Launch code from the kopt: contract.
