@@ -2,7 +2,9 @@
 // what problems/common/row_batch.h writes once for them: shapes with M
 // first and sizes that count every row, a reference that is the GEMV's row
 // by row, rows that differ, the suites at each decode batch, and the
-// protocol (host fake) rejecting a batch-1 kernel that computes row 0 only.
+// protocol (host fake) rejecting a batch-1 kernel that computes row 0 only;
+// and, for each batched problem and its GEMV, the dtype hooks the seeds take
+// from the device prelude.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -141,6 +143,32 @@ TEST_P(RowBatchTest, AKernelThatComputesRowZeroOnlyIsNotWritten) {
   ScreenContext ctx{device, req, p.traits, result, nullptr, [&secret] { return ++secret; }};
   EXPECT_FALSE(run_screens(ctx));
   EXPECT_EQ(verdict_name(result.verdict), std::string("not_written")) << result.message;
+}
+
+// The dtype hooks' defaults (fp16 x, fp32 y) are the device prelude's, each
+// behind #ifndef so a library build's own definitions win; the seeds that
+// read x and write y through the hooks (some in each problem) use them
+// without defining them again.
+TEST_P(RowBatchTest, SeedsUseTheDtypeHooksThePreludeDefines) {
+  for (const Problem* problem : {&batch(), &gemv()}) {
+    const std::string prelude = problem->device_prelude();
+    for (const char* hook : {"KOPT_X_PAIR", "KOPT_X_FP16", "KOPT_Y_STORE"}) {
+      const size_t guard = prelude.find(std::string("#ifndef ") + hook + "\n");
+      ASSERT_NE(guard, std::string::npos) << problem->id() << " " << hook;
+      EXPECT_EQ(prelude.find(std::string("#define ") + hook), prelude.find('\n', guard) + 1)
+          << problem->id() << " " << hook;
+    }
+    int hooked = 0;
+    for (const Seed& seed : problem->seeds()) {
+      if (seed.source.find("KOPT_X_PAIR(") == std::string::npos) continue;
+      ++hooked;
+      EXPECT_NE(seed.source.find("KOPT_Y_STORE("), std::string::npos) << seed.name;
+      for (const char* hook : {"KOPT_X_PAIR", "KOPT_X_FP16", "KOPT_Y_STORE"})
+        EXPECT_EQ(seed.source.find(std::string("#define ") + hook), std::string::npos)
+            << problem->id() << " " << seed.name << " " << hook;
+    }
+    EXPECT_GE(hooked, 1) << problem->id();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(BothProblems, RowBatchTest,
