@@ -160,22 +160,33 @@ constexpr KoptBatchedParams kopt_batched_usual(long long rows, long long layout,
 //   2048x8192 12.98 against 11.69, 4096x28672 54.54 against 53.88, 5120x256
 //   6.49 against 5.52.
 // - 2 to 4 rows (the 2- and 4-row buckets) of long K, past the register
-//   path's builds up to 20480 (ten slices of two steps), one column group
-//   as before. Measured on an H200 (2026-11-29, PERFORMANCE.md), 2 and 4
-//   rows, faster or even on all eight shapes of K 8960 to 18944: 4 rows of
-//   14336x4096 20.97 against 23.41, 14336x8192 36.30 against 39.95,
-//   8960x1536 9.57 against 11.25, 18944x3584 25.63 against 26.55; 2 rows
-//   the same 16.76 against 17.49, 28.00 against 28.66, 8.16 against 9.45,
-//   20.43 against 22.23, 17920x5120 25.01 against 25.00; slower past it
-//   (4 rows of 28672x8192 69.86 against 64.70, 27648x5120 46.89 against
-//   44.09; 2 rows 52.11 against 50.44, 35.70 against 34.59).
-constexpr long long kKoptBatchedTwoStepLongK = 20480;
+//   path's builds up to 26624, one column group as before, where the
+//   slices' partial sums (slices x bucket rows x N, written by every slice
+//   and added by the last block of each column range) are at most 229376,
+//   the most measured faster (7 slices of 4 rows of 8192 columns).
+//   Measured on an H200 (2026-11-29, PERFORMANCE.md), 2 and 4 rows, faster
+//   or even on all twelve such shapes measured: 4 rows of 14336x4096 20.97
+//   against 23.41, 14336x8192 36.30 against 39.95, 8960x1536 9.57 against
+//   11.25, 18944x3584 25.63 against 26.55, 26624x3072 27.87 against 30.39;
+//   2 rows the same 16.76 against 17.49, 28.00 against 28.66, 8.16 against
+//   9.45, 20.43 against 22.23, 22.24 against 23.09, 17920x5120 25.01
+//   against 25.00. Slower at 4 rows past that many partial sums
+//   (20480x7168, 10 x 4 x 7168: 46.11 against 44.13; 24576x6144 46.04
+//   against 44.16), where at 2 rows they gained (35.50 against 38.84,
+//   34.85 against 37.14); slower at both past K = 26624 (4 rows of
+//   28672x8192 69.86 against 64.70, 27648x5120 46.89 against 44.09; 2 rows
+//   52.11 against 50.44, 35.70 against 34.59).
+constexpr long long kKoptBatchedTwoStepLongK = 26624;
+constexpr long long kKoptBatchedTwoStepMostPartials = 229376;
 constexpr bool kopt_batched_two_step_slices(long long rows, long long layout, long long K,
                                             long long N, long long warp) {
   if (warp != 32) return false;
   const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
   if (bucket == 8) return layout == 0 && K >= 3072 && K <= 7168 && N >= 768 && N <= 10240;
-  return bucket <= 4 && K > kKoptBatchedLongK && K <= kKoptBatchedTwoStepLongK;
+  if (bucket > 4 || K <= kKoptBatchedLongK || K > kKoptBatchedTwoStepLongK) return false;
+  // One group: a step is a warp's chunks of 32 k.
+  const long long slices = kopt_cdiv(kopt_cdiv(K / 32, warp), 2);
+  return slices * bucket * N <= kKoptBatchedTwoStepMostPartials;
 }
 // What the library runs M rows of K x N with on this warp size: the tuned
 // entry's column groups, columns, warps and OCC, else the usual build with

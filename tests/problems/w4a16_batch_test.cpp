@@ -214,7 +214,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   // 4608x7168's: off the rule below) and where two groups with two steps a
   // slice serve 5 to 8 rows of K 3072 to 7168 and N 768 to 10240 in the
   // packed layout on a warp of 32, and one group with two steps a slice 2
-  // to 4 rows of K past 8192 up to 20480 in either layout.
+  // to 4 rows of K past 8192 up to 26624 in either layout, where the slices'
+  // partial sums (slices x bucket rows x N) are at most 229376.
   auto choice = [](long long K, long long N, long long warp, long long rows, long long layout = 0) {
     const KoptBatchedParams p = kopt_batched_choice(rows, layout, K, N, warp);
     return std::array<long long, 4>{p.warps, p.occ, p.groups, p.xs};
@@ -243,8 +244,13 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
   EXPECT_EQ(choice(14336, 4096, 32, 3), (Choice{8, 2, 1, 2}));
   EXPECT_EQ(choice(14336, 4096, 32, 4, 1), (Choice{8, 2, 1, 2}));
   EXPECT_EQ(choice(8224, 1536, 32, 4), (Choice{8, 2, 1, 2}));
-  EXPECT_EQ(choice(20480, 5120, 32, 2), (Choice{8, 2, 1, 2}));
-  EXPECT_EQ(choice(20512, 5120, 32, 2), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(26624, 3072, 32, 4), (Choice{8, 2, 1, 2}));
+  EXPECT_EQ(choice(26656, 3072, 32, 2), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(14336, 8192, 32, 4), (Choice{8, 2, 1, 2}));  // 7 x 4 x 8192: the most
+  EXPECT_EQ(choice(14336, 8224, 32, 4), (Choice{8, 2, 1, 0}));
+  EXPECT_EQ(choice(20480, 7168, 32, 2), (Choice{8, 2, 1, 2}));  // 10 x 2 x 7168
+  EXPECT_EQ(choice(20480, 7168, 32, 3), (Choice{8, 2, 1, 0}));  // 10 x 4 x 7168
+  EXPECT_EQ(choice(24576, 6144, 32, 4), (Choice{8, 2, 1, 0}));
   EXPECT_EQ(choice(28672, 8192, 32, 4), (Choice{8, 2, 1, 0}));
   EXPECT_EQ(choice(8192, 4096, 32, 4), (Choice{8, 2, 1, 0}));
   EXPECT_EQ(choice(14336, 4096, 32, 5), (Choice{8, 2, 1, 0}));
