@@ -141,6 +141,11 @@ constexpr KoptBatchedParams kopt_batched_usual(long long rows, long long layout,
   p.warps = 256 / warp;
   return p;
 }
+// Steps of K a column takes: a step is a lane group's chunks of 32 k, WARP
+// / GROUPS lanes (the seed's STEPS).
+constexpr long long kopt_batched_steps(long long K, long long warp, long long groups) {
+  return kopt_cdiv(K / 32, warp / groups);
+}
 // Slices of two steps of K (the seed's XS 2: a launch's choice, the same
 // builds) where the contract's own rule cuts K into as few slices as shared
 // memory allows: x is staged for a whole slice before a block's first dot,
@@ -184,8 +189,7 @@ constexpr bool kopt_batched_two_step_slices(long long rows, long long layout, lo
   const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
   if (bucket == 8) return layout == 0 && K >= 3072 && K <= 7168 && N >= 768 && N <= 10240;
   if (bucket > 4 || K <= kKoptBatchedLongK || K > kKoptBatchedTwoStepLongK) return false;
-  // One group: a step is a warp's chunks of 32 k.
-  const long long slices = kopt_cdiv(kopt_cdiv(K / 32, warp), 2);
+  const long long slices = kopt_cdiv(kopt_batched_steps(K, warp, 1), 2);  // one group
   return slices * bucket * N <= kKoptBatchedTwoStepMostPartials;
 }
 // What the library runs M rows of K x N with on this warp size: the tuned
@@ -246,7 +250,7 @@ inline long long kopt_batched_max_rows(long long K, long long G, long long warp)
 // grid, block, dynamic shared memory and workspace for M rows of K x N.
 inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long long M, long long K,
                                              long long N, long long warp, long long sms) {
-  const long long steps = kopt_cdiv(K / 32, warp / p.groups),
+  const long long steps = kopt_batched_steps(K, warp, p.groups),
                   tiles = kopt_cdiv(N, p.warps * p.cols * p.groups),
                   column_blocks = p.spread ? kopt_cdiv(N, p.cols * p.groups) : tiles;
   const long long most_steps = kopt_max(1, kopt_min(8, 40960 / kopt_batched_step_bytes(p, warp)));

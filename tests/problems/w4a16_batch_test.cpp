@@ -114,8 +114,8 @@ TEST(W4a16BatchTest, TheLibrarysBatchedLaunchIsTheContractsPlan) {
       for (int64_t groups : {1, 2})
         // (OCC, COLS, SPREAD, threads a block, XS): the library's builds
         // (blocks of 512 threads for some 8-row shapes) at the contract's
-        // slices of K and at the tuned entries' two steps a slice, and
-        // another OCC.
+        // slices of K and at two steps a slice (kopt_batched_two_step_slices),
+        // and another OCC.
         for (const auto& [occ, cols, spread, threads, xs] :
              std::vector<std::array<int64_t, 5>>{{2, 2, 0, 256, 0},
                                                  {3, 2, 0, 256, 0},
