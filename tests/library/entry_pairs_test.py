@@ -4,7 +4,11 @@ in cmake/KoptLibrary.cmake) lists exactly the generated entries whose kernel
 source uses both dtype hooks, and every tuned NVIDIA entry of kopt_w4a16
 and kopt_w8a16 is among them (the shipped kernels all read x and write y
 through the hooks, so one fp16 or bf16 row runs them without conversions).
-Usage: entry_pairs_test.py SOURCE_DIR BUILD_DIR"""
+Only the entries the NVIDIA build compiles count: a tuned entry whose
+targets in MANIFEST.json are all AMD (gfx*) is left out of it, pairs and
+all (kopt_platform_kernels).
+Usage: entry_pairs_test.py SOURCE_DIR BUILD_DIR (an NVIDIA build)"""
+import json
 import os
 import re
 import sys
@@ -13,9 +17,12 @@ source_dir, build_dir = sys.argv[1], sys.argv[2]
 problems = []
 for library, folder in (("kopt_w4a16", "w4a16_gemv"), ("kopt_w8a16", "w8a16_gemv")):
     generated = os.path.join(source_dir, "kernels", folder, "generated")
+    manifest = json.load(open(os.path.join(generated, "MANIFEST.json")))
+    amd_only = {e["file"] for e in manifest["entries"]
+                if e.get("targets") and not any(t.startswith("sm_") for t in e["targets"])}
     hooked = set()
     for name in sorted(os.listdir(generated)):
-        if not name.endswith(".hip"):
+        if not name.endswith(".hip") or name in amd_only:
             continue
         marker = re.search(r"^// ---- candidate source: (\S+) ----$",
                            open(os.path.join(generated, name)).read(), re.M)
