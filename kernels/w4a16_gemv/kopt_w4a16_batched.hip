@@ -5,8 +5,9 @@
 // 16 rows in both, at 16 rows one column a warp for the shapes tuned so,
 // and at 8 rows blocks of sixteen warps for those tuned so), its
 // `xrows` seed for 1 (bf16), 2 and 4 rows and each number of warps of a
-// block (and lane groups of 16 for 1 and 2 rows of short K; and the builds
-// tuned for some contest shapes), and their tables. On NVIDIA both multiply x as
+// block (and lane groups of 16 for 1 and 2 rows of short K and for 4 rows
+// of mid-length K; and the builds tuned for some contest shapes), and their
+// tables. On NVIDIA both multiply x as
 // 16-bit words by dp2a.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
@@ -319,6 +320,18 @@
 #define KOPT_XROWS_LANES 32
 #define KOPT_XROWS_OCC 0
 #include "kopt_w4a16_xrows_instance.inc"
+// Lane groups of 16 at 3 and 4 rows of mid-length K (kopt_xrows_lanes,
+// kKoptXrowsMidLanesWarps), where they were measured: on NVIDIA.
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 8
+#define KOPT_XROWS_LANES 16
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 4
+#define KOPT_XROWS_WARPS 12
+#define KOPT_XROWS_LANES 16
+#define KOPT_XROWS_OCC 0
+#include "kopt_w4a16_xrows_instance.inc"
 #endif
 
 #if KOPT_HOST_PASS
@@ -456,6 +469,8 @@ constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m4_6_l32_c4_o0_build::kParams, false, kopt_xrows_m4_6_l32_c4_o0_build::call},
     {kopt_xrows_m4_7_l32_c4_o0_build::kParams, false, kopt_xrows_m4_7_l32_c4_o0_build::call},
     {kopt_xrows_m4_8_l32_c4_o0_build::kParams, false, kopt_xrows_m4_8_l32_c4_o0_build::call},
+    {kopt_xrows_m4_8_l16_c4_o0_build::kParams, false, kopt_xrows_m4_8_l16_c4_o0_build::call},
+    {kopt_xrows_m4_12_l16_c4_o0_build::kParams, false, kopt_xrows_m4_12_l16_c4_o0_build::call},
 #endif
 #if !defined(KOPT_AMD)
     {kopt_xrows_m2_5_l32_c2_o0_build::kParams, true, kopt_xrows_m2_5_l32_c2_o0_build::call},
@@ -483,6 +498,15 @@ constexpr bool kopt_xrows_builds_tuned(const KoptXrowsKernel& k, const KoptXrows
 static_assert(kopt_each_entry_has_a_build(kKoptXrowsTuned, kKoptXrowsKernels,
                                           kopt_xrows_builds_tuned),
               "a kKoptXrowsTuned entry has no tuned build");
+// Each warp count of the mid-length lane groups of 16 has its 4-row build
+// (without one, kopt_xrows_kernel would take whole warps there unsaid).
+constexpr bool kopt_xrows_builds_mid_lanes(const KoptXrowsKernel& k, long long warps) {
+  return !k.tuned && k.params.rows == 4 && k.params.lanes == 16 && k.params.warps == warps &&
+         k.params.cols == 4 && k.params.occ == 0;
+}
+static_assert(kopt_each_entry_has_a_build(kKoptXrowsMidLanesWarps, kKoptXrowsKernels,
+                                          kopt_xrows_builds_mid_lanes),
+              "a warp count of kKoptXrowsMidLanesWarps has no 4-row build in lane groups of 16");
 #endif
 
 const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long N, long long G,
@@ -498,7 +522,7 @@ const KoptXrowsKernel* kopt_xrows_kernel(long long rows, long long K, long long 
   if (!kopt_xrows_preferred(rows, K, N)) return nullptr;
   // The lane groups K takes, then (where no bucket that holds the rows is
   // built with them) whole warps.
-  for (const long long lanes : {kopt_xrows_lanes(K), 32LL})
+  for (const long long lanes : {kopt_xrows_lanes(K, rows, warp), 32LL})
     for (const KoptXrowsKernel* k = kKoptXrowsKernels; k->call; ++k)
       if (!k->tuned && serves(*k, lanes)) return k;
   return nullptr;

@@ -348,9 +348,31 @@ inline bool kopt_xrows_one_fp16_row(long long K, long long N) { return K * N < (
 // whole warps otherwise: a group of 32 leaves 20 of its lanes idle at K =
 // 384. Measured on an H100 (2026-11-26, PERFORMANCE.md), 2 rows: 384x5120
 // 3.84 -> 3.31 us, 512x7168 4.71 -> 3.69; from K = 1536 up no gain
-// (3072x5120 7.42 against 7.89). Built for 2 rows only: 3 and 4 rows of
+// (3072x5120 7.42 against 7.89). Built for 2 rows there: 3 and 4 rows of
 // short K take klanes.
-inline long long kopt_xrows_lanes(long long K) { return K / 32 <= 16 ? 16 : 32; }
+// And at 3 and 4 rows (the 4-row bucket) on a warp of 32 where lane groups
+// of 16 take 8 or 12 warps (K of 3585 to 4096 and of 5633 to 6144; the
+// seed has no 11):
+// twice the warps a block, still one chunk a lane, against whole warps'
+// builds of 4 and 6 warps. Measured on an H200 (2026-11-29,
+// PERFORMANCE.md), the seed at 4 rows, us: 4096x4096 9.08 against 9.63,
+// 4096x7168 13.29 against 13.64, 6144x4096 11.59 against 12.54, 6144x2048
+// 7.86 against 8.22. Not where whole warps take 5 (K of 4097 to 5120),
+// whose build runs three blocks an SM: mixed there (5120x3584 11.39
+// against 10.73, 5120x6144 15.17 against 14.82, 5120x3072 9.60 against
+// 9.72, 4608x4096 11.21 against 11.90); nor at 6 or 7 warps of 16 lanes
+// (3072x5120 10.25 against 9.55, 3584x4608 10.27 against 9.66), nor at 2
+// rows (5120x6144 11.96 against 10.45). The 4-row bucket's tuned shapes
+// keep their builds.
+constexpr long long kKoptXrowsMidLanesWarps[] = {8, 12};
+constexpr long long kopt_xrows_lanes(long long K, long long rows, long long warp) {
+  if (K / 32 <= 16) return 16;
+  const long long warps = kopt_cdiv(K / 32, 16);
+  if (warp == 32 && rows > 2)
+    for (long long w : kKoptXrowsMidLanesWarps)
+      if (warps == w) return 16;
+  return 32;
+}
 
 // The register path's builds tuned on the contest shapes: where another
 // column count a lane group (the seed's ROWS) or blocks an SM (OCC) was

@@ -429,13 +429,57 @@ TEST(W4a16BatchTest, TunedShapesTakeTheirRegisterPathBuild) {
 
 // Lane groups of 16 for K of 16 chunks or fewer, whole warps above; the
 // library's 2-row register path takes them, and 4 rows (no such build)
-// whole warps.
-TEST(W4a16BatchTest, ShortKTakesLaneGroupsOfSixteen) {
-  EXPECT_EQ(kopt_xrows_lanes(384), 16);
-  EXPECT_EQ(kopt_xrows_lanes(512), 16);
-  EXPECT_EQ(kopt_xrows_lanes(544), 32);
-  EXPECT_EQ(kopt_xrows_lanes(7168), 32);
+// whole warps. And at 3 and 4 rows on a warp of 32 where lane groups of 16
+// take 8 or 12 warps, not 9 or 10 (whole warps' five-warp build), 11 (not
+// among the seed's) nor 7.
+TEST(W4a16BatchTest, ShortAndMidLengthKTakeLaneGroupsOfSixteen) {
+  for (long long rows : {1, 2, 4}) {
+    EXPECT_EQ(kopt_xrows_lanes(384, rows, 32), 16);
+    EXPECT_EQ(kopt_xrows_lanes(512, rows, 64), 16);
+    EXPECT_EQ(kopt_xrows_lanes(544, rows, 32), 32);
+    EXPECT_EQ(kopt_xrows_lanes(7168, rows, 32), 32);
+  }
   EXPECT_EQ(kopt_xrows_warps(512, KoptXrowsParams{2, 1, 4, 16}), 1);
+  // (K, lane groups at 3 and 4 rows on a warp of 32)
+  const std::vector<std::pair<long long, long long>> mid = {
+      {3584, 32}, {3616, 16}, {4096, 16}, {4128, 32}, {5120, 32},
+      {5152, 32}, {5632, 32}, {5664, 16}, {6144, 16}, {6176, 32}};
+  for (const auto& [K, lanes] : mid) {
+    for (long long rows : {3, 4}) EXPECT_EQ(kopt_xrows_lanes(K, rows, 32), lanes) << K;
+    EXPECT_EQ(kopt_xrows_lanes(K, 2, 32), 32) << K;  // measured slower at 2 rows
+    EXPECT_EQ(kopt_xrows_lanes(K, 4, 64), 32) << K;  // measured on NVIDIA only
+  }
+  EXPECT_EQ(kopt_xrows_warps(4096, KoptXrowsParams{4, 1, 4, 16}), 8);
+  EXPECT_EQ(kopt_xrows_warps(6144, KoptXrowsParams{4, 1, 4, 16}), 12);
+}
+
+// The 4-row builds in lane groups of 16 of mid-length K launch what the
+// seed's contract plans, within a block's registers on a warp of 32.
+TEST(W4a16BatchTest, TheMidLengthLaneGroupsBuildsAreTheContractsPlan) {
+  const Seed* xrows = find_seed(batch(), "xrows");
+  ASSERT_NE(xrows, nullptr);
+  const DeviceLimits limits{32, 132, 1024, 48 * 1024};
+  int checked = 0;
+  for (long long warps : kKoptXrowsMidLanesWarps)
+    for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{
+             {4096, 4096}, {3616, 100}, {5664, 777}, {6144, 2048}, {6144, 14336}}) {
+      const KoptXrowsParams p{4, warps, 4, 16, 0};
+      if (kopt_xrows_warps(K, p) != warps) continue;
+      ASSERT_EQ(kopt_xrows_lanes(K, 4, 32), 16) << K;
+      EXPECT_TRUE(kopt_xrows_supported(p, K, 64, 32)) << K;
+      Candidate c;
+      ASSERT_TRUE(
+          parse_candidate(xrows->source,
+                          {{"MR", 4}, {"KSPLIT", warps}, {"ROWS", 4}, {"LPR", 16}, {"OCC", 0}}, &c)
+              .ok());
+      LaunchPlan plan;
+      ASSERT_TRUE(plan_launches(c, w4a16_batch::shape(3, K, N, 64), limits, &plan).ok());
+      ASSERT_TRUE(plan.supported) << K << "x" << N;
+      expect_plan_is(plan, kopt_xrows_launch(p, N, 32, limits.sms),
+                     std::to_string(K) + "x" + std::to_string(N));
+      ++checked;
+    }
+  EXPECT_EQ(checked, 5);
 }
 
 }  // namespace
