@@ -352,9 +352,8 @@ inline bool kopt_xrows_one_fp16_row(long long K, long long N) { return K * N < (
 // short K take klanes.
 // And at 3 and 4 rows (the 4-row bucket) on a warp of 32 where lane groups
 // of 16 take 8 or 12 warps (K of 3585 to 4096 and of 5633 to 6144; the
-// seed has no 11):
-// twice the warps a block, still one chunk a lane, against whole warps'
-// builds of 4 and 6 warps. Measured on an H200 (2026-11-29,
+// seed has no 11): twice the warps a block, still one chunk a lane, against
+// whole warps' builds of 4 and 6 warps. Measured on an H200 (2026-11-29,
 // PERFORMANCE.md), the seed at 4 rows, us: 4096x4096 9.08 against 9.63,
 // 4096x7168 13.29 against 13.64, 6144x4096 11.59 against 12.54, 6144x2048
 // 7.86 against 8.22. Not where whole warps take 5 (K of 4097 to 5120),
