@@ -57,11 +57,16 @@ def kernels_using_scratch(assembly):
     return found, len(items)
 
 
+def arguments(entry):
+    """A compile_commands.json entry's command as a list of arguments."""
+    return entry["arguments"] if "arguments" in entry else shlex.split(entry.get("command", ""))
+
+
 def device_commands(entry, workdir):
     """One command per AMD target of a compile_commands.json entry: the same
     compile as device code only, to assembly, and where it writes it; []
     where the entry compiles nothing for an AMD target."""
-    argv = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+    argv = arguments(entry)
     targets = [a.split("=", 1)[1] for a in argv if a.startswith("--offload-arch=gfx")]
     base, skip = [], False
     for a in argv:
@@ -116,8 +121,7 @@ def main(argv):
     except (OSError, ValueError) as e:
         print(f"check-gfx906-scratch: cannot read {database}: {e}", file=sys.stderr)
         return 2
-    entries = [e for e in entries if any("--offload-arch=gfx" in a for a in
-                                         (e.get("arguments") or shlex.split(e.get("command", ""))))]
+    entries = [e for e in entries if any(a.startswith("--offload-arch=gfx") for a in arguments(e))]
     if not entries:
         print(f"check-gfx906-scratch: {database} compiles nothing for an AMD target", file=sys.stderr)
         return 2

@@ -366,7 +366,7 @@ inline bool kopt_xrows_one_fp16_row(long long K, long long N) { return K * N < (
 constexpr long long kKoptXrowsMidLanesWarps[] = {8, 12};
 constexpr long long kopt_xrows_lanes(long long K, long long rows, long long warp) {
   if (K / 32 <= 16) return 16;
-  const long long warps = kopt_cdiv(K / 32, 16);
+  const long long warps = kopt_xrows_warps(K, KoptXrowsParams{rows, 1, 4, 16});
   if (warp == 32 && rows > 2)
     for (long long w : kKoptXrowsMidLanesWarps)
       if (warps == w) return 16;
