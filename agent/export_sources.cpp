@@ -331,7 +331,9 @@ std::string generate_dispatch(const LibrarySpec& library, const std::vector<Expo
       "// entries, the AMD build the gfx* ones, and the library takes an entry only on a device\n"
       "// of that architecture. Then the generic variants, chosen by the measured rule.\n";
   for (const bool amd : {false, true}) {
-    s += amd ? "#if defined(KOPT_AMD)\n" : "#if !defined(KOPT_AMD)\n";
+    // Only host code includes this file, so the sections test the HIP
+    // platform's own macro, not the device prelude's KOPT_AMD.
+    s += amd ? "#if defined(__HIP_PLATFORM_AMD__)\n" : "#if !defined(__HIP_PLATFORM_AMD__)\n";
     for (const auto& k : tuned)
       for (const auto& target : k.targets) {
         if (is_amd_target(target) != amd) continue;

@@ -72,8 +72,8 @@ TEST(ExportTest, DispatchGroupsEntriesByVendorAndNamesTheirTargets) {
   const std::string d =
       generate_dispatch(test::w4a16_problem().library(), {fast, amd, both},
                         {entry("generic_gen", {}), entry("generic_naive", {})}, nullptr);
-  const size_t nvidia = d.find("#if !defined(KOPT_AMD)\n"),
-               amd_at = d.find("#if defined(KOPT_AMD)\n");
+  const size_t nvidia = d.find("#if !defined(__HIP_PLATFORM_AMD__)\n"),
+               amd_at = d.find("#if defined(__HIP_PLATFORM_AMD__)\n");
   ASSERT_NE(nvidia, std::string::npos) << d;
   ASSERT_NE(amd_at, std::string::npos) << d;
   auto in_block = [&](const std::string& line, size_t block) {

@@ -40,7 +40,7 @@ for library, folder in (("kopt_w4a16", "w4a16_gemv"), ("kopt_w8a16", "w8a16_gemv
     if hooked - table:
         problems.append(f"{library}: entries with both hooks missing from the table: {sorted(hooked - table)}")
     dispatch = open(os.path.join(generated, "dispatch.inc")).read()
-    nvidia = dispatch.split("#if defined(KOPT_AMD)")[0]
+    nvidia = dispatch.split("#if defined(__HIP_PLATFORM_AMD__)")[0]
     tuned = set(re.findall(r'KOPT_ENTRY\((\w+), "sm_', nvidia))
     if not tuned or tuned - table:
         problems.append(f"{library}: tuned entries without builds for every pair: {sorted(tuned - table)}")
