@@ -182,6 +182,8 @@ constexpr long long kopt_batched_steps(long long K, long long warp, long long gr
 //   28672x8192 69.86 against 64.70, 27648x5120 46.89 against 44.09; 2 rows
 //   52.11 against 50.44, 35.70 against 34.59).
 constexpr long long kKoptBatchedTwoStepLongK = 26624;
+// The steps of K a slice holds under the rule (the seed's XS).
+constexpr long long kKoptBatchedTwoSteps = 2;
 constexpr long long kKoptBatchedTwoStepMostPartials = 229376;
 constexpr bool kopt_batched_two_step_slices(long long rows, long long layout, long long K,
                                             long long N, long long warp) {
@@ -189,7 +191,8 @@ constexpr bool kopt_batched_two_step_slices(long long rows, long long layout, lo
   const long long bucket = kopt_smallest_bucket(kKoptBatchedBuckets, rows);
   if (bucket == 8) return layout == 0 && K >= 3072 && K <= 7168 && N >= 768 && N <= 10240;
   if (bucket > 4 || K <= kKoptBatchedLongK || K > kKoptBatchedTwoStepLongK) return false;
-  const long long slices = kopt_cdiv(kopt_batched_steps(K, warp, 1), 2);  // one group
+  const long long slices =
+      kopt_cdiv(kopt_batched_steps(K, warp, 1), kKoptBatchedTwoSteps);  // one group
   return slices * bucket * N <= kKoptBatchedTwoStepMostPartials;
 }
 // What the library runs M rows of K x N with on this warp size: the tuned
@@ -207,7 +210,7 @@ constexpr KoptBatchedParams kopt_batched_choice(long long rows, long long layout
     p.occ = t->occ;
   } else if (kopt_batched_two_step_slices(rows, layout, K, N, warp)) {
     p.groups = rows > 4 ? 2 : 1;
-    p.xs = 2;
+    p.xs = kKoptBatchedTwoSteps;
   } else {
     p.groups = K / 32 <= warp / 2 || (rows > 8 && K / 32 > warp) ? 2 : 1;
   }
