@@ -3,6 +3,7 @@
 
 Usage: library_standing.py --example EXAMPLE --out DIR [--rows 1,2,4,8,16]
                            [--peers PEERS_SCRIPT] [--timeout SECONDS]
+                           [--sms SMS --sm-mhz MHZ]
 
 For each M of --rows, in that order: the library example at `--rows M`
 (kernels/w4a16_gemv/example: every shape checked against an fp64 reference
@@ -13,11 +14,16 @@ M) in DIR/torch-mM.json, and the two merged as library_vs_peers.py merges
 them in DIR/mM-vs-peers.md. Then DIR/standing.md: per contest shape the
 library at each M with the peers beside it (bold where it is faster than
 both), M=8 / M=1 where both ran, the sums and the counts; it is printed too.
+With --sms and --sm-mhz (the GPU's SM count and highest SM clock, e.g.
+`nvidia-smi --query-gpu=clocks.max.sm`), a second table follows: per shape
+and M past one, the share of the arithmetic peak that beating the faster
+peer needs, and the share the library reaches.
 
 Exit status 1 when a (shape, M) fails the 1e-2 check or has no result; 2,
 with one line, when the example or a peer script cannot be run.
 """
 import argparse
+import math
 import os
 import sys
 
@@ -81,6 +87,39 @@ def standing_table(shapes, rows_list, compared, batch1):
     return "\n".join(lines) + "\n"
 
 
+# Without matrix instructions (the problem's rule) every kopt kernel
+# multiplies at most this many products a clock an SM: dp2a and HFMA2 (two
+# products a lane) issue 64 lanes a clock an SM, FFMA 128 (PERFORMANCE.md,
+# the arithmetic floor of issue 34's targets).
+PRODUCTS_PER_CLOCK_SM = 128
+
+
+def arithmetic_table(shapes, compared, sms, mhz):
+    """Per shape (KxN) and M past one: M x K x N products at the peak of
+    `sms` SMs at `mhz` take the floor; the share of the peak beating the
+    faster peer needs is the floor over that peer's time, the share the
+    library reaches the floor over its own."""
+    peak = sms * PRODUCTS_PER_CLOCK_SM * mhz * 1e6  # products a second
+    rows = sorted(compared)
+    head = ["shape"] + [f"M={m}: {what}" for m in rows for what in ("needed", "library")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def share(floor_us, us):
+        return "nan" if math.isnan(us) or us <= 0 else f"{100 * floor_us / us:.0f}%"
+
+    for shape in shapes:
+        k, n = (int(v) for v in shape.split("x"))
+        cells = [shape]
+        for m in rows:
+            c = compared[m].get(shape, MISSING)
+            floor_us = m * k * n / peak * 1e6
+            faster_peer = float("nan") if math.isnan(c["int4"]) or math.isnan(c["cublas"]) else min(
+                c["int4"], c["cublas"])
+            cells += [share(floor_us, faster_peer), share(floor_us, c["us"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--example", required=True)
@@ -88,7 +127,11 @@ def main():
     ap.add_argument("--rows", default="1,2,4,8,16")
     ap.add_argument("--peers", default=os.path.join(HERE, "torch_peers.py"))
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--sms", type=int, help="the GPU's SM count, for the share of the arithmetic peak")
+    ap.add_argument("--sm-mhz", type=float, help="its highest SM clock in MHz")
     a = ap.parse_args()
+    if (a.sms is None) != (a.sm_mhz is None) or (a.sms is not None and (a.sms < 1 or a.sm_mhz <= 0)):
+        fail("--sms and --sm-mhz go together, each above zero")
     try:
         rows_list = [int(m) for m in a.rows.split(",")]
     except ValueError:
@@ -119,6 +162,10 @@ def main():
         bad += [f"{s} at M={m} ({v})" for s, v in zip(shapes, verdicts) if v != "ok"]
 
     text = standing_table(shapes, rows_list, compared, batch1)
+    if a.sms is not None and compared:
+        text += (f"\nShare of the arithmetic peak ({PRODUCTS_PER_CLOCK_SM} products a clock an SM, "
+                 f"{a.sms} SMs at {a.sm_mhz:g} MHz) that beating the faster peer needs, and that the "
+                 "library reaches:\n\n" + arithmetic_table(shapes, compared, a.sms, a.sm_mhz))
     summary = f"{len(bad)} of {checked} (shape, M) failed the 1e-2 check or had no result"
     if bad:
         summary += ": " + ", ".join(bad)

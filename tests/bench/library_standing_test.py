@@ -48,7 +48,7 @@ def write(path, text):
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
 
-def run(d, times=TIMES, peers=PEERS, rows="1,2,8", peers_script=None, example=None):
+def run(d, times=TIMES, peers=PEERS, rows="1,2,8", peers_script=None, example=None, extra=()):
     if example is None:
         example = os.path.join(d, "example.py")
         write(example, FAKE_EXAMPLE.format(TIMES=times))
@@ -57,7 +57,7 @@ def run(d, times=TIMES, peers=PEERS, rows="1,2,8", peers_script=None, example=No
         write(peers_script, FAKE_PEERS.format(PEERS=peers))
     out = os.path.join(d, "out")
     return subprocess.run([sys.executable, SCRIPT, "--example", example, "--out", out, "--rows", rows,
-                           "--peers", peers_script], capture_output=True, text=True), out
+                           "--peers", peers_script, *extra], capture_output=True, text=True), out
 
 
 def one_line_failure(r, says):
@@ -83,6 +83,27 @@ def main():
                      "m8-vs-peers.md"):
             assert os.path.getsize(os.path.join(out, name)) > 0, name
         assert "| **sum** | 23.00 | 28.60 | 20.00 | 0 of 2 |" in open(os.path.join(out, "m8-vs-peers.md")).read()
+        assert "arithmetic peak" not in text, text
+
+    # With the GPU's SMs and clock: the share of the arithmetic peak (128
+    # products a clock an SM) beating the faster peer needs and the library
+    # reaches. 132 SMs at 1980 MHz: 3.345408e13 products a second, so 2 rows
+    # of 4096x7168 take at least 1.755 us: 15% of the peer's 12.00 (PyTorch,
+    # the faster), 20% of the library's 9.00.
+    with tempfile.TemporaryDirectory() as d:
+        r, out = run(d, extra=("--sms", "132", "--sm-mhz", "1980"))
+        assert r.returncode == 0, r
+        lines = r.stdout.splitlines()
+        assert "(128 products a clock an SM, 132 SMs at 1980 MHz)" in r.stdout, r.stdout
+        assert "| shape | M=2: needed | M=2: library | M=8: needed | M=8: library |" in lines, r.stdout
+        assert "| 4096x7168 | 15% | 20% | 44% | 39% |" in lines, r.stdout
+        assert "| 384x5120 | 3% | 4% | 12% | 9% |" in lines, r.stdout
+        assert r.stdout == open(os.path.join(out, "standing.md")).read()
+        # A (shape, M) with no result: nan, not a share.
+        peers = json.loads(json.dumps(PEERS))
+        del peers["8"]["384x5120"]
+        r, _ = run(d, peers=peers, extra=("--sms", "132", "--sm-mhz", "1980"))
+        assert r.returncode == 1 and "| 384x5120 | 3% | 4% | nan | nan |" in r.stdout.splitlines(), r.stdout
 
     # A (shape, M) off by more than 1e-2, or with no result line: exit 1, named.
     with tempfile.TemporaryDirectory() as d:
@@ -114,6 +135,9 @@ def main():
                            ("2,2", "each M once, from 1 to 16"), ("17", "each M once, from 1 to 16")):
             r, _ = run(d, rows=rows)
             one_line_failure(r, says)
+        for extra in (("--sms", "132"), ("--sm-mhz", "1980"), ("--sms", "0", "--sm-mhz", "1980")):
+            r, _ = run(d, extra=extra)
+            one_line_failure(r, "--sms and --sm-mhz go together, each above zero")
     print("ok")
 
 
