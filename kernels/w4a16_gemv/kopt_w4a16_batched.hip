@@ -24,6 +24,19 @@
 #else
 #define KOPT_BATCHED_X16 0
 #endif
+// The xrows builds' BATCH on NVIDIA: a block adds its warps' sums once
+// every eight tiles (at most: every tile of most blocks), not once a tile.
+// Measured on an H200 (2026-11-30, PERFORMANCE.md), the seed against
+// BATCH 1: 4 rows of 5120x3072 10.24 -> 9.71 us, 5120x6144 16.80 -> 15.77,
+// 7168x1024 6.43 -> 6.17; 2 rows of 7168x9216 19.84 -> 18.77, 5120x3072
+// 6.95 -> 6.51; where a block has a tile or two (5120x256, 5120x768) even
+// to 0.08 slower. gfx906 keeps a barrier a tile, which it was measured and
+// checked for scratch with.
+#if defined(KOPT_NVIDIA)
+#define KOPT_XROWS_BATCH 8
+#else
+#define KOPT_XROWS_BATCH 1
+#endif
 
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 0

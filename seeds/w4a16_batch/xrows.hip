@@ -1,7 +1,7 @@
 /* kopt:
 {
   "name": "xrows",
-  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two sets of sums taken in turn, so one barrier a tile). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate; v_dot2_i32_i16 on gfx906 on the weight bytes widened once per word), as klanes does: as many dot instructions, but no planes to combine (one integer multiply-add a row and column less, in the dot pipe on NVIDIA) and one accumulator a row instead of two. The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
+  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two sets of sums taken in turn, so one barrier a tile). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate; v_dot2_i32_i16 on gfx906 on the weight bytes widened once per word), as klanes does: as many dot instructions, but no planes to combine (one integer multiply-add a row and column less, in the dot pipe on NVIDIA) and one accumulator a row instead of two. BATCH is how many tiles a block walks between its barriers: each tile's warp sums go to a set of their own in shared memory, and after the batch's last tile one barrier, then the block adds the batch's sets (a barrier a tile made every warp wait there for the slowest each tile; on an H200, 4 rows of 5120x3072 10.24 -> 9.71 us at BATCH 8, 2 rows of 7168x9216 19.84 -> 18.77; where a block has one tile, 2 rows of 5120x256, 3.27 -> 3.35). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
   "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
@@ -12,7 +12,8 @@
     "LPR":    {"values": [8, 16, 32, 64], "default": 32},
     "KSPLIT": {"values": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16], "default": 0},
     "OCC":    {"values": [0, 1, 2, 3, 4, 6, 8, 12, 16], "default": 0},
-    "X16":    {"values": [0, 1], "default": 0}
+    "X16":    {"values": [0, 1], "default": 0},
+    "BATCH":  {"values": [1, 2, 4, 8], "default": 1}
   }
 }
 */
@@ -171,12 +172,16 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
   constexpr int PER_TILE = GROUPS * ROWS;    // columns of a tile
   constexpr int V = MR * ROWS;               // sums a lane holds per tile
   constexpr bool FOLD = (V & (V - 1)) == 0;  // transposing butterfly (V a power of two)
-  // Two sets of the warps' sums, a tile's in one and the next tile's in the
-  // other: the barrier before a tile's sums are added is the only one (the
-  // tile after next, which writes the same set again, starts after the next
-  // tile's barrier, which every thread reaches only after adding this one's).
-  __shared__ float xrows_sums[2][XROWS_WARPS][GROUPS][V];
-  int set = 0;
+  // The warps' sums of BATCH tiles (one where a build for any K would need
+  // more than 32 KB), added after one barrier; two such batches, one written
+  // while the other is added: the barrier before a batch's sums are added is
+  // the only one (the batch after next, which writes the same sets again,
+  // starts after the next batch's barrier, which every thread reaches only
+  // after adding this one's).
+  constexpr int SET_BYTES = XROWS_WARPS * GROUPS * V * 4;
+  constexpr int TILES_A_BATCH = BATCH * 2 * SET_BYTES <= 32768 ? BATCH : 1;
+  __shared__ float xrows_sums[2 * TILES_A_BATCH][XROWS_WARPS][GROUPS][V];
+  int batch = 0, filled = 0;  // the batch's first set, its tiles written
   const int lane = threadIdx.x % W, warp = threadIdx.x / W, group = lane / LPR, member = lane % LPR;
   const int warps = blockDim.x / W;  // XROWS_WARPS, but where the build is for any K
   const int chunks = K / 32, groups = K / G;
@@ -223,7 +228,7 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
   };
 
   Stage cur, next;
-  int tile = blockIdx.x;
+  int tile = blockIdx.x, batch_tile = tile;  // batch_tile: the batch's first tile
   if (tile < tiles) load(cur, tile);
   for (; tile < tiles; tile += gridDim.x) {
     if (tile + (int)gridDim.x < tiles) load(next, tile + gridDim.x);
@@ -271,24 +276,29 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
       constexpr int HELD = V >= LPR ? V / LPR : 1;
       if (V >= LPR || (member & (LPR / V - 1)) == 0)
 #pragma unroll
-        for (int i = 0; i < HELD; ++i) xrows_sums[set][warp][group][first + i] = v[i];
+        for (int i = 0; i < HELD; ++i) xrows_sums[batch + filled][warp][group][first + i] = v[i];
     } else {
 #pragma unroll
       for (int i = 0; i < V; ++i) {
 #pragma unroll
         for (int m = LPR / 2; m >= 1; m /= 2) v[i] += kopt_shfl_xor(v[i], m);
-        if (member == 0) xrows_sums[set][warp][group][i] = v[i];
+        if (member == 0) xrows_sums[batch + filled][warp][group][i] = v[i];
       }
     }
+    cur = next;
+    if (++filled < TILES_A_BATCH && tile + (int)gridDim.x < tiles) continue;
     __syncthreads();
-    for (int i = threadIdx.x; i < GROUPS * V; i += warps * W) {
-      const int g = i / V, at = i % V, r = at / ROWS, n = tile * PER_TILE + g * ROWS + at % ROWS;
+    const int count = filled * GROUPS * V;
+    for (int i = threadIdx.x; i < count; i += warps * W) {
+      const int b = i / (GROUPS * V), g = i / V % GROUPS, at = i % V, r = at / ROWS;
+      const int n = (batch_tile + b * (int)gridDim.x) * PER_TILE + g * ROWS + at % ROWS;
       float sum = 0.f;
 #pragma unroll
-      for (int k = 0; k < warps; ++k) sum += xrows_sums[set][k][g][at];
+      for (int k = 0; k < warps; ++k) sum += xrows_sums[batch + b][k][g][at];
       if (r < M && n < N) KOPT_Y_STORE(y, (kopt_u64)r * N + n, sum, false);
     }
-    set ^= 1;
-    cur = next;
+    batch = TILES_A_BATCH - batch;
+    filled = 0;
+    batch_tile = tile + gridDim.x;
   }
 }

@@ -73,7 +73,9 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
         {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}},
         {{"MR", 1}, {"ROWS", 1}, {"KSPLIT", 16}, {"LPR", 16}},
         {{"MR", 4}, {"ROWS", 4}, {"KSPLIT", 7}, {"X16", 1}},
-        {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}, {"X16", 1}}}}};
+        {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}, {"X16", 1}},
+        {{"MR", 4}, {"ROWS", 4}, {"KSPLIT", 7}, {"X16", 1}, {"BATCH", 8}},
+        {{"MR", 2}, {"ROWS", 6}, {"KSPLIT", 14}, {"LPR", 16}, {"OCC", 1}, {"BATCH", 8}}}}};
   // M within every corner's MR.
   test::expect_seeds_compile_without_scratch(batch(), knobs, w4a16_batch::shape(1, 7168, 9216));
 }
