@@ -163,7 +163,8 @@ TEST_F(GpuTest, KlanesSpreadColumnBlocksVerify) {
 // 32, 64 and 128, M below and at the row capacity, lane groups of 16; and
 // the block's sums added once a batch of tiles (BATCH), one block an SM, so
 // that blocks walk full and partial batches (384x5120: ten tiles a block
-// at BATCH 8, five at BATCH 2 in lane groups of 16), in both forms of x.
+// at BATCH 8, nineteen or twenty at BATCH 2 with two columns a lane), in
+// both forms of x.
 TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
   EXPECT_EQ(
       expect_verifies(batch_seed("xrows"),
@@ -174,10 +175,10 @@ TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
                           {{"MR", 4}, {"X16", 1}, {"ROWS", 3}, {"OCC", 2}},
                           {{"MR", 2}, {"X16", 1}, {"ROWS", 6}, {"LPR", 16}},
                           {{"MR", 4}, {"X16", 1}, {"BATCH", 8}, {"OCC", 1}},
-                          {{"MR", 4}, {"X16", 1}, {"BATCH", 2}, {"LPR", 16}, {"OCC", 1}},
+                          {{"MR", 4}, {"X16", 1}, {"BATCH", 2}, {"ROWS", 2}, {"OCC", 1}},
                           {{"MR", 4}, {"BATCH", 4}, {"OCC", 1}},
                       }),
-      20);
+      21);
 }
 
 // The dot seed with lane groups narrower than the warp on shapes whose column
