@@ -24,22 +24,6 @@
 #else
 #define KOPT_BATCHED_X16 0
 #endif
-// The xrows builds' BATCH (kopt_w4a16_xrows_instance.inc): on NVIDIA, blocks
-// of at most five warps of 32 lanes add their warps' sums once every eight
-// tiles (every tile of most blocks), not once a tile. Measured on an H200
-// (2026-11-30, PERFORMANCE.md), the library with every build at BATCH 8
-// against BATCH 1, the better of two rounds, us: 4 rows of 5120x3072 9.59
-// -> 9.15, 5120x6144 15.04 -> 14.47, 3072x5120 9.06 -> 8.90; 2 rows of
-// 5120x3584 7.59 -> 7.32, 1536x6144 5.65 -> 5.37. Slower with more warps
-// or lane groups of 16: 7168x9216 (seven warps) at 4 rows 25.38 -> 26.95,
-// at 2 rows 17.95 -> 18.69; 4096x7168 at 4 rows (eight warps of 16 lanes)
-// 13.04 -> 13.53 (why was not measured); those keep a barrier a tile.
-// gfx906 keeps it too, which it was measured and checked for scratch with.
-#if defined(KOPT_NVIDIA)
-#define KOPT_XROWS_BATCH_MOST 8
-#else
-#define KOPT_XROWS_BATCH_MOST 1
-#endif
 
 #define KOPT_KLANES_ROWS 2
 #define KOPT_KLANES_LAYOUT 0

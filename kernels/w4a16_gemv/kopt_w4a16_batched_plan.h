@@ -419,6 +419,25 @@ inline const KoptXrowsTuned* kopt_xrows_tuned(long long rows, long long K, long 
   return nullptr;
 }
 
+// Tiles a block of the register path walks between its barriers (the
+// seed's BATCH): eight in blocks of at most five warps of 32 lanes, whose
+// warps then add their sums once every eight tiles (every tile of most
+// blocks) rather than waiting for the slowest warp at every tile; one
+// elsewhere. Measured on an H200 (2026-11-30, PERFORMANCE.md), the library
+// with every build at eight against one, the better of two rounds, us:
+// 4 rows of 5120x3072 9.59 -> 9.15, 5120x6144 15.04 -> 14.47, 3072x5120
+// 9.06 -> 8.90; 2 rows of 5120x3584 7.59 -> 7.32, 1536x6144 5.65 -> 5.37.
+// Slower with more warps or lane groups of 16 (why was not measured):
+// 7168x9216 (seven warps) at 4 rows 25.38 -> 26.95, at 2 rows 17.95 ->
+// 18.69; 4096x7168 at 4 rows (eight warps of 16 lanes) 13.04 -> 13.53.
+// A wavefront of 64 keeps one, which gfx906 was measured and checked for
+// scratch with.
+constexpr long long kKoptXrowsBatchTiles = 8;
+constexpr long long kKoptXrowsBatchMostWarps = 5;
+constexpr long long kopt_xrows_batch(long long warps, long long lanes, long long warp) {
+  return warp == 32 && lanes == 32 && warps <= kKoptXrowsBatchMostWarps ? kKoptXrowsBatchTiles : 1;
+}
+
 // The contract's estimate of a lane's registers: 18 a row of x, 10 a
 // column, 40 more.
 inline long long kopt_xrows_registers(const KoptXrowsParams& p) {

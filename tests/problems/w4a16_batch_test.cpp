@@ -80,6 +80,20 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
   test::expect_seeds_compile_without_scratch(batch(), knobs, w4a16_batch::shape(1, 7168, 9216));
 }
 
+// The register path's builds walk eight tiles between barriers in blocks of
+// at most five warps of 32 lanes on a warp of 32 (5120x3072: five warps;
+// 3072x5120: three), one in blocks of more warps (7168x9216: seven), in
+// lane groups of 16 (4096x7168 at 4 rows) and on a wavefront of 64.
+TEST(W4a16BatchTest, TheRegisterPathBatchesItsBlockSumsOnlyInBlocksOfFewWarps) {
+  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(5120, KoptXrowsParams{4, 0}), 32, 32), 8);
+  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(3072, KoptXrowsParams{2, 0}), 32, 32), 8);
+  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(7168, KoptXrowsParams{4, 0}), 32, 32), 1);
+  EXPECT_EQ(kopt_xrows_lanes(4096, 4, 32), 16);
+  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(4096, KoptXrowsParams{4, 0, 4, 16}), 16, 32), 1);
+  EXPECT_EQ(kopt_xrows_batch(1, 32, 64), 1);
+  EXPECT_EQ(kopt_xrows_batch(2, 64, 64), 1);
+}
+
 // Two rows run on the batched kernels only past K = 8192, where the weight
 // stream outweighs their fixed costs; otherwise from three rows.
 TEST(W4a16BatchTest, TheLibraryTakesTwoRowsToTheBatchedKernelsOnlyAtLongK) {
