@@ -293,11 +293,12 @@ constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 3
 // or kopt_xrows_tuned's for the shapes tuned); LPR lanes a group
 // (kopt_xrows_lanes); OCC blocks an SM (0: as many as the register
 // estimate lets it hold, at most 32 warps; see the builds in
-// kopt_w4a16_batched.hip); KSPLIT the warps one chunk per lane needs.
+// kopt_w4a16_batched.hip); KSPLIT the warps one chunk per lane needs;
+// AHEAD the tiles a lane loads ahead (kopt_xrows_ahead).
 struct KoptXrowsParams {
   long long rows;   // MR
   long long warps;  // KSPLIT
-  long long cols = 4, lanes = 32, occ = 0;
+  long long cols = 4, lanes = 32, occ = 0, ahead = 1;
 };
 
 // The warps of a block for K: one chunk of 32 k per lane.
@@ -438,10 +439,10 @@ constexpr long long kopt_xrows_batch(long long warps, long long lanes, long long
   return warp == 32 && lanes == 32 && warps <= kKoptXrowsBatchMostWarps ? kKoptXrowsBatchTiles : 1;
 }
 
-// The contract's estimate of a lane's registers: 18 a row of x, 10 a
-// column, 40 more.
-inline long long kopt_xrows_registers(const KoptXrowsParams& p) {
-  return 18 * p.rows + 10 * p.cols + 40;
+// The contract's estimate of a lane's registers: 18 a row of x, 5 a column
+// for each tile of the ring of loads, 40 more.
+constexpr long long kopt_xrows_registers(const KoptXrowsParams& p) {
+  return 18 * p.rows + 5 * (p.ahead + 1) * p.cols + 40;
 }
 
 // The contract's "requires" without the row capacity: whole chunks, one
@@ -455,15 +456,59 @@ inline bool kopt_xrows_supported(const KoptXrowsParams& p, long long K, long lon
          (warp == 32 || registers * kopt_cdiv(p.warps, 4) <= 256);
 }
 
+// Blocks an SM holds (the contract's and the launch bounds' count): OCC, or
+// (0) as many as the register estimate lets an SM hold, at most 32 warps.
+constexpr long long kopt_xrows_blocks_an_sm(const KoptXrowsParams& p, long long warp) {
+  return p.occ > 0 ? p.occ
+                   : kopt_max(1, kopt_min(32 / p.warps,
+                                          65536 / (warp * p.warps * kopt_xrows_registers(p))));
+}
+
+// The registers a lane may use under the launch bounds those blocks set.
+constexpr long long kopt_xrows_register_cap(const KoptXrowsParams& p, long long warp) {
+  return kopt_min(255, 65536 / (warp * p.warps * kopt_xrows_blocks_an_sm(p, warp)));
+}
+
+// The tiles a lane loads ahead (the seed's AHEAD): three where a block of
+// at most eight warps runs alone on an SM (the launch bounds leave a lane
+// all 255 registers), one elsewhere. Measured on an H200 (2026-11-30,
+// PERFORMANCE.md), the seed at 4 rows, us: 7168x1536 (seven warps) 7.54 ->
+// 7.24, 7168x1024 6.10 -> 5.87, 7168x2048 8.95 -> 8.53, 4096x7168 (eight
+// warps of 16 lanes) 12.92 -> 12.78; where the registers are fewer the
+// ring spills and is much slower (6144x4096, twelve warps of 16 lanes,
+// 11.23 -> 15.55; 2 rows of 7168x9216, two blocks an SM, 17.53 -> 22.61).
+// `p` as built with one tile ahead. On a wavefront of 64, one (not
+// measured there).
+constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
+  return warp == 32 && kopt_xrows_blocks_an_sm(p, warp) == 1 &&
+                 kopt_xrows_register_cap(p, warp) >= 255
+             ? 3
+             : 1;
+}
+
+// Whether a lane requests its first tiles' weights before it converts x
+// (the seed's EARLY): where the launch bounds leave it at least 16
+// registers past the estimate. Measured on an H200 (2026-11-30,
+// PERFORMANCE.md), the seed at the library's settings against the order
+// before (x converted, then the weights requested), us: 4 rows of
+// 5120x3072 9.67 -> 9.02, 5120x6144 15.71 -> 14.46, 3072x5120 (three
+// columns, OCC 4) 9.12 -> 8.43; 2 rows of 5120x6144 (three columns) 10.43
+// -> 9.54. Where the registers are fewer the build spills: 4 rows of
+// 7168x9216 in seven warps at OCC 2 (128 registers, 108 bytes spilled)
+// gave wrong sums on the fourth tile of every block (why was not found;
+// EARLY 0 and the order before verify there), and 2 rows of 4608x7168 at
+// OCC 4 ran slower (10.73 -> 10.86). On a wavefront of 64, the order before
+// (not measured there).
+constexpr bool kopt_xrows_early(const KoptXrowsParams& p, long long warp) {
+  return warp == 32 && kopt_xrows_register_cap(p, warp) >= kopt_xrows_registers(p) + 16;
+}
+
 // grid and block for K x N (the seed has no shared memory to size and no workspace).
 inline KoptBatchedLaunch kopt_xrows_launch(const KoptXrowsParams& p, long long N, long long warp,
                                            long long sms) {
-  const long long per_sm =
-      p.occ > 0
-          ? p.occ
-          : kopt_max(1, kopt_min(32 / p.warps, 65536 / (warp * p.warps * kopt_xrows_registers(p))));
   KoptBatchedLaunch l;
-  l.grid_x = kopt_min(kopt_cdiv(N, (warp / p.lanes) * p.cols), sms * per_sm);
+  l.grid_x =
+      kopt_min(kopt_cdiv(N, (warp / p.lanes) * p.cols), sms * kopt_xrows_blocks_an_sm(p, warp));
   l.grid_y = 1;
   l.block = p.warps * warp;
   l.shared_bytes = 0;

@@ -1,11 +1,11 @@
 /* kopt:
 {
   "name": "xrows",
-  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns (the next tile's loads issued before this tile's sums are added), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two batches of sets taken in turn, so one barrier a batch of BATCH tiles). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 10 a column and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate; v_dot2_i32_i16 on gfx906 on the weight bytes widened once per word), as klanes does: as many dot instructions, but no planes to combine (one integer multiply-add a row and column less, in the dot pipe on NVIDIA) and one accumulator a row instead of two. BATCH is how many tiles a block walks between its barriers: each tile's warp sums go to a set of their own in shared memory, and after the batch's last tile one barrier, then the block adds the batch's sets (a barrier a tile made every warp wait there for the slowest each tile; on an H200, 4 rows of 5120x3072 10.24 -> 9.76 us at BATCH 8, 2 rows of 7168x9216 19.83 -> 18.71; where a block has one tile, 2 rows of 5120x256, 3.27 -> 3.34). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
+  "description": "x of every row in registers, lanes over K, integer arithmetic (the batch-1 generator seed's best structure at M = 1, XREG, with rows). A block is KSPLIT warps that split K (0: as many as one chunk a lane needs, cdiv(K / 32, LPR), from the K the kernel is built for); a warp is WARP / LPR lane groups of LPR lanes, and each lane owns one chunk of 32 k of the whole K (K / 32 <= LPR x KSPLIT): at the start it converts that chunk of each of the MR rows of x straight from global memory to 16-bit fixed point in byte planes (as klanes), kept in registers (no shared-memory prologue, no barrier before the first sums). The block then walks tiles of WARP / LPR x ROWS columns (persistent: OCC blocks per SM, which the launch bounds make the compiler fit on NVIDIA; 0: as many as the register estimate below lets an SM hold, at most 32 warps): each lane loads 16 bytes (32 weights) of its chunk for each of its group's ROWS columns, AHEAD tiles ahead of the one it multiplies (a ring of AHEAD + 1 tiles' loads, each refilled as soon as its dots are done; with EARLY 1 the first tiles' loads go out before x is converted, so the conversion runs while they are on their way: on an H200, 4 rows of 5120x3072 9.67 -> 9.02 us, 5120x6144 15.71 -> 14.46, 2 rows of 7168x9216 18.31 -> 17.53; AHEAD 3 where a block of seven or eight warps runs alone on an SM, 4 rows of 7168x1536 7.54 -> 7.24, and much slower where the launch bounds leave the registers too few for the ring), masks the nibbles into bytes once for all rows, and per row multiplies them with its x by dp4a (v_dot4 on gfx906): an exact int32 dot per chunk, then y += s * dot * u + o * sum(x), u the chunk's unit of fixed point. A group adds its lanes' sums in a transposing butterfly (fewer than MR x ROWS shuffles in all where MR x ROWS is a power of two; a plain butterfly otherwise), the warps of a block add theirs in a fixed order through shared memory (two batches of sets taken in turn, so one barrier a batch of BATCH tiles). Rows past M are zeros, so no row branches. MR is the row capacity (at most 4: x takes 18 registers a row; the last rules keep a block's registers, about 18 a row, 5 a column for each tile of the ring and 40 more a lane, within a register file of 64K, and on gfx906 within the 256 a lane has where a SIMD holds one wavefront of the block, 128 where it holds two). X16 1 keeps each x as one 16-bit word instead of two byte planes and multiplies it by dp2a (two 16-by-8-bit products an instruction, dp4a's pipe and rate; v_dot2_i32_i16 on gfx906 on the weight bytes widened once per word), as klanes does: as many dot instructions, but no planes to combine (one integer multiply-add a row and column less, in the dot pipe on NVIDIA) and one accumulator a row instead of two. BATCH is how many tiles a block walks between its barriers: each tile's warp sums go to a set of their own in shared memory, and after the batch's last tile one barrier, then the block adds the batch's sets (a barrier a tile made every warp wait there for the slowest each tile; on an H200, 4 rows of 5120x3072 10.24 -> 9.76 us at BATCH 8, 2 rows of 7168x9216 19.83 -> 18.71; where a block has one tile, 2 rows of 5120x256, 3.27 -> 3.34). The weights are the batch-1 kernels' packed layout (q as canonical, then half2 (scale, offset) [N][K/G]), which the relayout makes from the canonical arrays.",
   "relayout": {"kernel": "relayout", "grid": ["cdiv(N * (K / G), 256)"], "block": [256]},
   "packed_bytes": "align(N * K / 2, 256) + N * (K / G) * 4",
-  "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
-  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "LPR <= WARP", "K / 32 <= LPR * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))", "WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) <= 1024", "WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 10 * ROWS + 40) <= 65536", "WARP == 32 || (18 * MR + 10 * ROWS + 40) * cdiv(((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 4) <= 256"],
+  "launches": [{"kernel": "gemm", "grid": ["min(cdiv(N, (WARP / LPR) * ROWS), SMS * ((OCC > 0) * OCC + (OCC == 0) * max(1, min(32 / ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 65536 / (WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 5 * (AHEAD + 1) * ROWS + 40))))))"], "block": ["WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))"]}],
+  "requires": ["K % 32 == 0", "G % 32 == 0", "M <= MR", "LPR <= WARP", "K / 32 <= LPR * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR))", "WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) <= 1024", "WARP * ((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)) * (18 * MR + 5 * (AHEAD + 1) * ROWS + 40) <= 65536", "WARP == 32 || (18 * MR + 5 * (AHEAD + 1) * ROWS + 40) * cdiv(((KSPLIT > 0) * KSPLIT + (KSPLIT == 0) * cdiv(K / 32, LPR)), 4) <= 256"],
   "params": {
     "MR":     {"values": [1, 2, 4], "default": 4},
     "ROWS":   {"values": [1, 2, 3, 4, 6, 8], "default": 4},
@@ -13,7 +13,9 @@
     "KSPLIT": {"values": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16], "default": 0},
     "OCC":    {"values": [0, 1, 2, 3, 4, 6, 8, 12, 16], "default": 0},
     "X16":    {"values": [0, 1], "default": 0},
-    "BATCH":  {"values": [1, 2, 4, 8], "default": 1}
+    "BATCH":  {"values": [1, 2, 4, 8], "default": 1},
+    "AHEAD":  {"values": [1, 2, 3], "default": 1},
+    "EARLY":  {"values": [0, 1], "default": 1}
   }
 }
 */
@@ -158,7 +160,7 @@ KOPT_INLINE void xrows_fold(float (&v)[MR * ROWS], int lane, int& first) {
 #if OCC > 0
 #define XROWS_MIN_BLOCKS OCC
 #else
-#define XROWS_MIN_BLOCKS_BY_REGISTERS (65536 / (XROWS_WARPS * KOPT_WARP_SIZE * (18 * MR + 10 * ROWS + 40)))
+#define XROWS_MIN_BLOCKS_BY_REGISTERS (65536 / (XROWS_WARPS * KOPT_WARP_SIZE * (18 * MR + 5 * (AHEAD + 1) * ROWS + 40)))
 #define XROWS_MIN_BLOCKS_BY_WARPS (32 / XROWS_WARPS)
 #define XROWS_MIN_BLOCKS_LEAST \
   (XROWS_MIN_BLOCKS_BY_REGISTERS < XROWS_MIN_BLOCKS_BY_WARPS ? XROWS_MIN_BLOCKS_BY_REGISTERS : XROWS_MIN_BLOCKS_BY_WARPS)
@@ -190,20 +192,17 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
   const kopt_u64 q_bytes = kopt_align256((kopt_u64)N * (K / 2));
   const int tiles = (N + PER_TILE - 1) / PER_TILE;
 
-  // The lane's chunk of every row of x in fixed point (zeros past M or K).
-  uint4 xp[MR][4];
-  float xs[MR], xsum[MR];
+  // The lane's chunk of row r of x, as loaded (zeros past M or K).
+  auto load_x = [&](int r, uint4(&h)[4]) {
 #pragma unroll
-  for (int r = 0; r < MR; ++r) {
-    uint4 h[4] = {};
+    for (int i = 0; i < 4; ++i) h[i] = make_uint4(0u, 0u, 0u, 0u);
     if (r < M && inside) {
       const uint4* from =
           reinterpret_cast<const uint4*>(x + (kopt_u64)r * K + (kopt_u64)chunk * 32);
 #pragma unroll
       for (int i = 0; i < 4; ++i) h[i] = from[i];
     }
-    xrows_fixed_chunk(h, xp[r], &xs[r], &xsum[r]);
-  }
+  };
 
   // A tile's loads: 16 bytes of each of the group's columns at the lane's
   // chunk and its group's (scale, offset). Past K: the last chunk's q (the
@@ -227,11 +226,31 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
     }
   };
 
-  Stage cur, next;
+  // The lane's chunk of every row of x in fixed point, and the first AHEAD
+  // tiles' weights: with EARLY, x loaded, the weights requested, then x
+  // converted (the conversion runs while the weights are on their way);
+  // else x converted row by row, then the weights requested. Each tile then
+  // first requests the tile AHEAD on (st[AHEAD]) and multiplies st[0]; the
+  // stages move down one after its dots.
+  uint4 xp[MR][4];
+  float xs[MR], xsum[MR];
+  uint4 h[EARLY ? MR : 1][4];
+#pragma unroll
+  for (int r = 0; r < MR; ++r) {
+    load_x(r, h[EARLY ? r : 0]);
+    if (!EARLY) xrows_fixed_chunk(h[0], xp[r], &xs[r], &xsum[r]);
+  }
+  Stage st[AHEAD + 1];
+  const Stage& cur = st[0];
   int tile = blockIdx.x, batch_tile = tile;  // batch_tile: the batch's first tile
-  if (tile < tiles) load(cur, tile);
+#pragma unroll
+  for (int d = 0; d < AHEAD; ++d)
+    if (tile + d * (int)gridDim.x < tiles) load(st[d], tile + d * gridDim.x);
+  if (EARLY)
+#pragma unroll
+    for (int r = 0; r < MR; ++r) xrows_fixed_chunk(h[r], xp[r], &xs[r], &xsum[r]);
   for (; tile < tiles; tile += gridDim.x) {
-    if (tile + (int)gridDim.x < tiles) load(next, tile + gridDim.x);
+    if (tile + AHEAD * (int)gridDim.x < tiles) load(st[AHEAD], tile + AHEAD * gridDim.x);
     float v[V];
 #pragma unroll
     for (int c = 0; c < ROWS; ++c) {
@@ -285,7 +304,8 @@ KOPT_KERNEL void KOPT_LAUNCH_BOUNDS(XROWS_WARPS* KOPT_WARP_SIZE, XROWS_MIN_BLOCK
         if (member == 0) xrows_sums[batch + filled][warp][group][i] = v[i];
       }
     }
-    cur = next;
+#pragma unroll
+    for (int d = 0; d < AHEAD; ++d) st[d] = st[d + 1];
     if (++filled < TILES_A_BATCH && tile + (int)gridDim.x < tiles) continue;
     __syncthreads();
     const int count = filled * GROUPS * V;

@@ -94,6 +94,33 @@ TEST(W4a16BatchTest, TheRegisterPathBatchesItsBlockSumsOnlyInBlocksOfFewWarps) {
   EXPECT_EQ(kopt_xrows_batch(2, 64, 64), 1);
 }
 
+// The register path loads three tiles ahead where a block of at most eight
+// warps runs alone on an SM (7168x1536 at 4 rows: seven warps), one where
+// an SM holds more blocks (5120x3072: two of five warps; the 4-row build
+// tuned for 7168x9216, OCC 2) or a lone block leaves a lane fewer than 255
+// registers (6144x4096: twelve warps of 16 lanes); it requests the first
+// tiles' weights before converting x where the launch bounds leave 16
+// registers past the estimate (not at OCC 2 of seven warps, nor 2 rows of
+// five warps at OCC 4); on a wavefront of 64 neither.
+TEST(W4a16BatchTest, TheRegisterPathLoadsAheadWhereItsRegistersAllow) {
+  const KoptXrowsParams seven{4, kopt_xrows_warps(7168, KoptXrowsParams{4, 0})};
+  EXPECT_EQ(kopt_xrows_ahead(seven, 32), 3);
+  EXPECT_TRUE(kopt_xrows_early(KoptXrowsParams{4, 7, 4, 32, 0, 3}, 32));
+  const KoptXrowsParams five{4, kopt_xrows_warps(5120, KoptXrowsParams{4, 0})};
+  EXPECT_EQ(kopt_xrows_blocks_an_sm(five, 32), 2);
+  EXPECT_EQ(kopt_xrows_ahead(five, 32), 1);
+  EXPECT_TRUE(kopt_xrows_early(five, 32));
+  const KoptXrowsParams tuned{4, 7, 4, 32, 2};
+  EXPECT_EQ(kopt_xrows_ahead(tuned, 32), 1);
+  EXPECT_FALSE(kopt_xrows_early(tuned, 32));
+  const KoptXrowsParams twelve{4, kopt_xrows_warps(6144, KoptXrowsParams{4, 0, 4, 16}), 4, 16};
+  EXPECT_EQ(kopt_xrows_blocks_an_sm(twelve, 32), 1);
+  EXPECT_EQ(kopt_xrows_ahead(twelve, 32), 1);
+  EXPECT_FALSE(kopt_xrows_early(KoptXrowsParams{2, 5, 4, 32, 4}, 32));
+  EXPECT_EQ(kopt_xrows_ahead(KoptXrowsParams{4, 2}, 64), 1);
+  EXPECT_FALSE(kopt_xrows_early(KoptXrowsParams{2, 2}, 64));
+}
+
 // Two rows run on the batched kernels only past K = 8192, where the weight
 // stream outweighs their fixed costs; otherwise from three rows.
 TEST(W4a16BatchTest, TheLibraryTakesTwoRowsToTheBatchedKernelsOnlyAtLongK) {
@@ -338,15 +365,18 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
              {DeviceLimits{32, 132, 1024, 48 * 1024}, DeviceLimits{64, 60, 1024, 64 * 1024}})
           for (const auto& [K, N, G] : shapes) {
             const auto& [lanes, occ, cols] = build;
-            const KoptXrowsParams p{rows, warps, cols, lanes, occ};
+            KoptXrowsParams p{rows, warps, cols, lanes, occ};
             if (kopt_xrows_warps(K, p) != warps) continue;  // another build serves this K
+            p.ahead = kopt_xrows_ahead(p, limits.warp);
             Candidate c;
             ASSERT_TRUE(parse_candidate(xrows->source,
                                         {{"MR", p.rows},
                                          {"KSPLIT", p.warps},
                                          {"ROWS", p.cols},
                                          {"LPR", p.lanes},
-                                         {"OCC", p.occ}},
+                                         {"OCC", p.occ},
+                                         {"AHEAD", p.ahead},
+                                         {"EARLY", kopt_xrows_early(p, limits.warp) ? 1 : 0}},
                                         &c)
                             .ok());
             LaunchPlan plan;

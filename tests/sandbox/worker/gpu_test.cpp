@@ -164,21 +164,25 @@ TEST_F(GpuTest, KlanesSpreadColumnBlocksVerify) {
 // the block's sums added once a batch of tiles (BATCH), one block an SM, so
 // that blocks walk full and partial batches (384x5120: ten tiles a block
 // at BATCH 8, nineteen or twenty at BATCH 2 with two columns a lane), in
-// both forms of x.
+// both forms of x; and the ring of loads three and two tiles ahead, with
+// the first tiles' weights requested before x's conversion (the default)
+// and after it.
 TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
-  EXPECT_EQ(
-      expect_verifies(batch_seed("xrows"),
-                      {w4a16_batch::shape(4, 384, 5120, 64), w4a16_batch::shape(3, 4096, 777, 64),
-                       w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(4, 9472, 300, 128)},
-                      {
-                          {{"MR", 4}, {"X16", 1}},
-                          {{"MR", 4}, {"X16", 1}, {"ROWS", 3}, {"OCC", 2}},
-                          {{"MR", 2}, {"X16", 1}, {"ROWS", 6}, {"LPR", 16}},
-                          {{"MR", 4}, {"X16", 1}, {"BATCH", 8}, {"OCC", 1}},
-                          {{"MR", 4}, {"X16", 1}, {"BATCH", 2}, {"ROWS", 2}, {"OCC", 1}},
-                          {{"MR", 4}, {"BATCH", 4}, {"OCC", 1}},
-                      }),
-      21);
+  EXPECT_EQ(expect_verifies(
+                batch_seed("xrows"),
+                {w4a16_batch::shape(4, 384, 5120, 64), w4a16_batch::shape(3, 4096, 777, 64),
+                 w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(4, 9472, 300, 128)},
+                {
+                    {{"MR", 4}, {"X16", 1}},
+                    {{"MR", 4}, {"X16", 1}, {"ROWS", 3}, {"OCC", 2}},
+                    {{"MR", 2}, {"X16", 1}, {"ROWS", 6}, {"LPR", 16}},
+                    {{"MR", 4}, {"X16", 1}, {"BATCH", 8}, {"OCC", 1}},
+                    {{"MR", 4}, {"X16", 1}, {"BATCH", 2}, {"ROWS", 2}, {"OCC", 1}},
+                    {{"MR", 4}, {"BATCH", 4}, {"OCC", 1}},
+                    {{"MR", 4}, {"X16", 1}, {"AHEAD", 3}, {"OCC", 1}},
+                    {{"MR", 4}, {"X16", 1}, {"AHEAD", 2}, {"EARLY", 0}, {"BATCH", 2}, {"OCC", 1}},
+                }),
+            29);
 }
 
 // The dot seed with lane groups narrower than the warp on shapes whose column
