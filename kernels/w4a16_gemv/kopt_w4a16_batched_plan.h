@@ -472,13 +472,16 @@ constexpr long long kopt_xrows_register_cap(const KoptXrowsParams& p, long long 
 // The tiles a lane loads ahead (the seed's AHEAD): three where a block of
 // at most eight warps runs alone on an SM (the launch bounds leave a lane
 // all 255 registers), one elsewhere. Measured on an H200 (2026-11-30,
-// PERFORMANCE.md), the seed at 4 rows, us: 7168x1536 (seven warps) 7.54 ->
+// PERFORMANCE.md), the seed at 4 rows with the weights requested before x's
+// conversion, three tiles ahead against one, us (its first form, whose
+// ring was refilled after a tile's dots): 7168x1536 (seven warps) 7.54 ->
 // 7.24, 7168x1024 6.10 -> 5.87, 7168x2048 8.95 -> 8.53, 4096x7168 (eight
 // warps of 16 lanes) 12.92 -> 12.78; where the registers are fewer the
-// ring spills and is much slower (6144x4096, twelve warps of 16 lanes,
+// ring spilled and was much slower (6144x4096, twelve warps of 16 lanes,
 // 11.23 -> 15.55; 2 rows of 7168x9216, two blocks an SM, 17.53 -> 22.61).
-// `p` as built with one tile ahead. On a wavefront of 64, one (not
-// measured there).
+// The library with both rules against the builds before: 4 rows of
+// 7168x1536 7.59 -> 7.40, 4096x7168 13.10 -> 12.82. `p` as built with one
+// tile ahead. On a wavefront of 64, one (not measured there).
 constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
   return warp == 32 && kopt_xrows_blocks_an_sm(p, warp) == 1 &&
                  kopt_xrows_register_cap(p, warp) >= 255
@@ -489,16 +492,18 @@ constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
 // Whether a lane requests its first tiles' weights before it converts x
 // (the seed's EARLY): where the launch bounds leave it at least 16
 // registers past the estimate. Measured on an H200 (2026-11-30,
-// PERFORMANCE.md), the seed at the library's settings against the order
-// before (x converted, then the weights requested), us: 4 rows of
-// 5120x3072 9.67 -> 9.02, 5120x6144 15.71 -> 14.46, 3072x5120 (three
-// columns, OCC 4) 9.12 -> 8.43; 2 rows of 5120x6144 (three columns) 10.43
-// -> 9.54. Where the registers are fewer the build spills: 4 rows of
-// 7168x9216 in seven warps at OCC 2 (128 registers, 108 bytes spilled)
-// gave wrong sums on the fourth tile of every block (why was not found;
-// EARLY 0 and the order before verify there), and 2 rows of 4608x7168 at
-// OCC 4 ran slower (10.73 -> 10.86). On a wavefront of 64, the order before
-// (not measured there).
+// PERFORMANCE.md), the library with this rule and kopt_xrows_ahead against
+// the builds before (x converted, then the weights requested), us: 2 rows
+// of 5120x6144 10.13 -> 9.73, 7168x9216 18.29 -> 17.86; 3 rows of 3072x5120
+// 8.61 -> 8.31, 6144x4096 11.16 -> 10.68; 4 rows of 5120x768 5.17 -> 5.01;
+// slower, 5120x256 at 3 and 4 rows (3.93 -> 4.10) and 7168x1024 at 2 rows
+// (4.52 -> 4.65). Where the registers are fewer the builds spill: in the
+// seed's first form (its ring refilled after a tile's dots), 4 rows of
+// 7168x9216 in seven warps at OCC 2 (128 registers, 108 bytes spilled) gave
+// wrong sums on the fourth tile of every block (why was not found; the
+// order before verified there), and 2 rows of 4608x7168 at OCC 4 ran slower
+// (10.73 -> 10.86). On a wavefront of 64, the order before (not measured
+// there).
 constexpr bool kopt_xrows_early(const KoptXrowsParams& p, long long warp) {
   return warp == 32 && kopt_xrows_register_cap(p, warp) >= kopt_xrows_registers(p) + 16;
 }
