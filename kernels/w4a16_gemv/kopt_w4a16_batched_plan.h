@@ -494,10 +494,12 @@ constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
 // registers past the estimate. Measured on an H200 (2026-11-30,
 // PERFORMANCE.md), the library with this rule and kopt_xrows_ahead against
 // the builds before (x converted, then the weights requested), us: 2 rows
-// of 5120x6144 10.13 -> 9.73, 7168x9216 18.29 -> 17.86; 3 rows of 3072x5120
-// 8.61 -> 8.31, 6144x4096 11.16 -> 10.68; 4 rows of 5120x768 5.17 -> 5.01;
-// slower, 5120x256 at 3 and 4 rows (3.93 -> 4.10) and 7168x1024 at 2 rows
-// (4.52 -> 4.65). Where the registers are fewer the builds spill: in the
+// of 5120x6144 10.13 -> 9.73; 3 rows of 3072x5120 8.61 -> 8.31, 6144x4096
+// 11.16 -> 10.68; 4 rows of 5120x768 5.17 -> 5.01; slower, 5120x256 at 3
+// and 4 rows (3.93 -> 4.10) and 7168x1024 at 2 rows (4.52 -> 4.65). (Builds
+// the rules leave as before moved too, by their code alone: 2 rows of
+// 7168x9216 18.29 -> 17.86, 4096x7168 9.37 -> 9.48.) Where the registers
+// are fewer the builds spill: in the
 // seed's first form (its ring refilled after a tile's dots), 4 rows of
 // 7168x9216 in seven warps at OCC 2 (128 registers, 108 bytes spilled) gave
 // wrong sums on the fourth tile of every block (why was not found; the
