@@ -138,8 +138,16 @@ Status measure_generic(const Problem& problem, Sandbox& sandbox, const DeviceInf
 // The dispatch table: tuned entries grouped by vendor (the NVIDIA build
 // compiles sm_* entries, the AMD build gfx* ones; the library then compares
 // the device's own architecture), the generic variants in order, the probes.
+// generate_platform_kernels names the files each build then leaves out.
 std::string generate_dispatch(const LibrarySpec& library, const std::vector<ExportedKernel>& tuned,
                               const std::vector<ExportedKernel>& generic,
                               const GenericMeasurements* measured);
+
+// The tuned entries' files a platform's build of the library leaves out, as
+// the CMake lists kopt_problem_library reads (generated/platforms.cmake,
+// beside dispatch.inc): an entry serves the platforms its targets name, as
+// in dispatch.inc's sections; one without targets serves both, as do the
+// generic variants.
+std::string generate_platform_kernels(const std::vector<ExportedKernel>& tuned);
 
 }  // namespace kopt

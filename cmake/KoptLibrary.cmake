@@ -67,50 +67,22 @@ function(kopt_entry_pairs name kernels generated out result)
   set(${result} ${sources} PARENT_SCOPE)
 endfunction()
 
-# The generated kernels this platform's build compiles (into `result`): the
-# dispatch table (generated/dispatch.inc) takes tuned entries of sm_*
-# targets in the NVIDIA build and of gfx* targets in the AMD one, so an
-# entry whose targets in MANIFEST.json hold none of this platform's is left
-# out. The library then carries no kernel it never launches, and the AMD
-# build none tuned for NVIDIA alone (such an entry may need scratch on
-# gfx906; export writes the one that does not as a gfx906 entry beside it).
-# Files the manifest does not list (the generic variants) serve every
-# platform, as do entries of a manifest without targets.
+# The generated kernels this platform's build compiles (into `result`): all
+# but the tuned entries that generated/platforms.cmake, which `kopt export`
+# writes beside dispatch.inc, lists as not for this platform (an entry serves
+# the platforms of its targets, as dispatch.inc's sections do). The library
+# then carries no kernel it never launches, and the AMD build none tuned for
+# NVIDIA alone (such an entry may need scratch on gfx906; export writes the
+# one that does not as a gfx906 entry beside it).
 function(kopt_platform_kernels generated kernels result)
-  set(kept ${kernels})
-  set(manifest_file ${generated}/MANIFEST.json)
-  if(EXISTS ${manifest_file})
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${manifest_file})
-    file(READ ${manifest_file} manifest)
-    if(KOPT_GPU_PLATFORM STREQUAL "NVIDIA")
-      set(prefix "sm_")
-    else()
-      set(prefix "gfx")
-    endif()
-    string(JSON entries ERROR_VARIABLE no_entries LENGTH "${manifest}" entries)
-    if(NOT no_entries AND entries GREATER 0)
-      math(EXPR last_entry "${entries} - 1")
-      foreach(i RANGE ${last_entry})
-        string(JSON file GET "${manifest}" entries ${i} file)
-        string(JSON targets ERROR_VARIABLE no_targets LENGTH "${manifest}" entries ${i} targets)
-        if(no_targets OR targets EQUAL 0)
-          continue()
-        endif()
-        set(serves FALSE)
-        math(EXPR last_target "${targets} - 1")
-        foreach(j RANGE ${last_target})
-          string(JSON target GET "${manifest}" entries ${i} targets ${j})
-          string(FIND "${target}" "${prefix}" at)
-          if(at EQUAL 0)
-            set(serves TRUE)
-          endif()
-        endforeach()
-        if(NOT serves)
-          list(REMOVE_ITEM kept ${generated}/${file})
-        endif()
-      endforeach()
-    endif()
+  if(NOT EXISTS ${generated}/platforms.cmake)
+    message(FATAL_ERROR "${generated}/platforms.cmake is missing: run kopt export for the problem")
   endif()
+  include(${generated}/platforms.cmake)
+  set(kept ${kernels})
+  foreach(file ${KOPT_LIBRARY_NOT_FOR_${KOPT_GPU_PLATFORM}})
+    list(REMOVE_ITEM kept ${generated}/${file})
+  endforeach()
   set(${result} ${kept} PARENT_SCOPE)
 endfunction()
 

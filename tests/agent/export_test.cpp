@@ -61,6 +61,22 @@ TEST(ExportTest, TheShippedManifestsNameTodaysSeedsAndKnobs) {
   EXPECT_GE(shipped, 2) << "W4A16 and W8A16 ship libraries";
 }
 
+// Each platform's build leaves out the tuned entries none of whose targets
+// are its own (sm_* NVIDIA's, gfx* AMD's); an entry without targets, and
+// one with both, serves both.
+TEST(ExportTest, EachPlatformLeavesOutTheEntriesOfTheOthers) {
+  const std::string p = generate_platform_kernels(
+      {entry("k7168x9216_g64", {"sm_90"}), entry("k7168x9216_g64_gfx906", {"gfx906"}),
+       entry("k5120x256_g64", {"sm_90", "gfx906"}), entry("k384x5120_g64", {"sm_80", "sm_90"}),
+       entry("k512x7168_g64", {})});
+  EXPECT_NE(p.find("set(KOPT_LIBRARY_NOT_FOR_NVIDIA \"k7168x9216_g64_gfx906.hip\")\n"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("set(KOPT_LIBRARY_NOT_FOR_AMD \"k7168x9216_g64.hip;k384x5120_g64.hip\")\n"),
+            std::string::npos)
+      << p;
+}
+
 // Entries are compiled per vendor (sm_* for NVIDIA, gfx* for AMD) and
 // dispatched on their named architecture; an entry serving gfx906 that was
 // tuned elsewhere says so.
@@ -374,6 +390,8 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   EXPECT_EQ(kept.size(), shipped);
   EXPECT_EQ(read(dir + "/dispatch.inc"),
             read(test::source_dir() + "/kernels/w4a16_gemv/generated/dispatch.inc"));
+  EXPECT_EQ(read(dir + "/platforms.cmake"),
+            read(test::source_dir() + "/kernels/w4a16_gemv/generated/platforms.cmake"));
   for (const auto& e : kept) {
     std::string source;
     EXPECT_TRUE(candidate_source_of(dir, e["file"], &source).ok()) << e["file"];
@@ -382,6 +400,8 @@ TEST(ExportTest, FallbacksOnlyKeepsTheTunedEntriesUnlessToldToDropThem) {
   ASSERT_EQ(kopt_export({"--fallbacks-only", "--drop-tuned", "--out", dir}, &out), 0) << out;
   EXPECT_EQ(nlohmann::json::parse(read(dir + "/MANIFEST.json"))["entries"].size(), 0u);
   EXPECT_FALSE(fs::exists(dir + "/k7168x9216_g64.hip"));  // stale entry files are removed
+  EXPECT_NE(read(dir + "/platforms.cmake").find("set(KOPT_LIBRARY_NOT_FOR_AMD \"\")"),
+            std::string::npos);
   EXPECT_TRUE(fs::exists(dir + "/generic_gen.hip"));
   EXPECT_EQ(read(dir + "/dispatch.inc").find("KOPT_ENTRY(kopt_w4a16_entry_k"), std::string::npos);
   // A corrupt manifest is refused with a line, and nothing is written over.
