@@ -268,6 +268,8 @@ void measure_read_only(const EvalRequest& req, GpuDevice& gpu, DeviceRunner::Imp
 struct CompiledCandidate {
   Candidate candidate;
   LaunchPlan plan;
+  std::string source;                // as compiled: prelude, problem and candidate
+  std::vector<std::string> options;  // as compiled
   RtcOutput compiled;
 };
 
@@ -303,7 +305,9 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
     result.compile_flags += (result.compile_flags.empty() ? "" : " ") + o;
   const Problem* problem = find_problem(req.shape.problem);
   if (!problem) return fail(result, Verdict::kInternalError, "no problem " + req.shape.problem);
-  s = rtc_compile(assemble_source(*problem, cleaned), options, &out->compiled);
+  out->source = assemble_source(*problem, cleaned);
+  out->options = options;
+  s = rtc_compile(out->source, options, &out->compiled);
   result.log = out->compiled.log.substr(0, 16384);
   if (!s.ok()) return fail(result, Verdict::kInternalError, s.message());
   if (!out->compiled.compiled) {
@@ -457,6 +461,16 @@ EvalResult check_without_device(const EvalRequest& req, const std::string& why) 
   CompiledCandidate cc;
   std::string arch;
   if (!compile_without_device(req, &cc, result, nullptr, &arch)) return result;
+  // The target's registers and spills, where the vendor's compiler reports
+  // them (recorded, not required: a failed report leaves the target out).
+  const std::vector<std::string> report = vendor_resource_report_options(cc.options);
+  RtcOutput reported;
+  if (!report.empty() && rtc_compile(cc.source, report, &reported).ok() && reported.compiled) {
+    TargetResources& t = result.targets[arch];
+    t.checked = t.compiled = true;
+    t.toolchain = rtc_compiler_version() + " (its assembler's report; nothing was run)";
+    vendor_read_resource_report(reported.log, &t);
+  }
   fail(result, Verdict::kNoDevice,
        why + " (the contract, static checks and compilation for " + arch +
            " passed; nothing was run)");

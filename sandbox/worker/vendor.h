@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/candidate.h"
 #include "sandbox/contract/status.h"
 #include "sandbox/gpu/gpu_api.h"
@@ -35,6 +36,15 @@ struct VendorTarget {
   std::vector<std::string> options;
 };
 VendorTarget vendor_offline_target();
+
+// Without a GPU, the tuning target's registers and spills: the options of a
+// second compile whose log reports them (NVIDIA: for the real architecture,
+// with ptxas's report; the first compile's PTX is assembled by the driver
+// only at load), from the first compile's `options`; empty where the vendor
+// has none (AMD: the offline gfx906 check reports them). Then that log read
+// into `out`.
+std::vector<std::string> vendor_resource_report_options(const std::vector<std::string>& options);
+void vendor_read_resource_report(const std::string& log, TargetResources* out);
 
 // Scans the run-time compiler's output for matrix-core instructions where it
 // is text (PTX); on AMD the offline gfx906 check scans the code object.

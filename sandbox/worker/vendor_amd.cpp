@@ -27,6 +27,12 @@ VendorTarget vendor_offline_target() {
   return {"gfx906", DeviceLimits{64, 60, 1024, 64 * 1024}, vendor_compile_options("gfx906", 64)};
 }
 
+// The offline gfx906 check (sandbox/contract/amd_offline.h) reports them.
+std::vector<std::string> vendor_resource_report_options(const std::vector<std::string>&) {
+  return {};
+}
+void vendor_read_resource_report(const std::string&, TargetResources*) {}
+
 // The code object is scanned by the offline gfx906 check (sandbox/contract/amd_offline.h).
 Status vendor_check_compiled_code(const std::string&) { return Status(); }
 

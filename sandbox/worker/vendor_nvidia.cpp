@@ -1,5 +1,6 @@
 // NVIDIA: the HIP names mapped onto the CUDA driver API and NVRTC
 // (sandbox/gpu/hip_on_cuda.h).
+#include "sandbox/contract/ptxas_report.h"
 #include "sandbox/contract/static_checks.h"
 #include "sandbox/worker/vendor.h"
 
@@ -36,6 +37,21 @@ std::string vendor_compiler_version() {
 
 VendorTarget vendor_offline_target() {
   return {"sm_90", DeviceLimits{32, 132, 1024, 48 * 1024}, vendor_compile_options("90", 32)};
+}
+
+std::vector<std::string> vendor_resource_report_options(const std::vector<std::string>& options) {
+  const std::string virtual_arch = "--gpu-architecture=compute_";
+  std::vector<std::string> report;
+  for (const std::string& o : options)
+    report.push_back(o.compare(0, virtual_arch.size(), virtual_arch) == 0
+                         ? "--gpu-architecture=sm_" + o.substr(virtual_arch.size())
+                         : o);
+  report.push_back("--ptxas-options=-v");
+  return report;
+}
+
+void vendor_read_resource_report(const std::string& log, TargetResources* out) {
+  parse_ptxas_resources(log, out);
 }
 
 Status vendor_check_compiled_code(const std::string& code) { return check_compiled_code(code); }

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -244,6 +245,24 @@ TEST(CliTest, NoGpuIsExitThreeWithAClearLine) {
       << o.output;
   EXPECT_EQ(kopt_cli({"bench", "--shape", "5120x256"}).code, kExitNoDevice);
   EXPECT_EQ(kopt_cli({"doctor"}).code, kExitNoDevice);
+}
+
+// Without a GPU, `kopt eval` still says what the candidate needs on the
+// tuning target: its registers and local memory (spills), from the
+// compiler's report, beside the gfx906 check's.
+TEST(CliTest, EvalWithoutAGpuReportsTheTargetsRegisters) {
+  std::string why;
+  if (test::gpu_available(&why)) GTEST_SKIP() << "this machine has a GPU";
+  Outcome o = kopt_cli({"eval", test::source_dir() + "/seeds/w4a16_batch/xrows.hip", "--problem",
+                        "w4a16_batch", "--shape", "4x5120x3072", "--no-time"});
+  EXPECT_EQ(o.code, kExitNoDevice) << o.output;
+  EXPECT_NE(o.output.find("nothing was run"), std::string::npos) << o.output;
+  const size_t at = o.output.find("  sm_90: ");
+  ASSERT_NE(at, std::string::npos) << o.output;
+  const int registers = std::atoi(o.output.c_str() + at + 9);
+  EXPECT_GT(registers, 0) << o.output;
+  EXPECT_LE(registers, 255) << o.output;
+  EXPECT_NE(o.output.find(" B local (spills)", at), std::string::npos) << o.output;
 }
 
 // The verbs that only read never create or change a database, and agree on

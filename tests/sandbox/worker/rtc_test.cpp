@@ -6,6 +6,7 @@
 #include "sandbox/contract/candidate.h"
 #include "sandbox/contract/prelude.h"
 #include "sandbox/contract/static_checks.h"
+#include "sandbox/worker/vendor.h"
 #include "tests/test_paths.h"
 
 namespace kopt {
@@ -51,6 +52,38 @@ TEST(RtcTest, CompileErrorsAreResultsWithALog) {
   EXPECT_FALSE(out.compiled);
   EXPECT_NE(out.log.find("undefined_thing"), std::string::npos);
   EXPECT_NE(out.log.find("candidate.hip"), std::string::npos);  // #line points at the candidate
+}
+
+// Without a GPU the tuning target's registers and spills come from a second
+// compile for the real architecture with the assembler's report: a kernel
+// that stores into a large local array at a run-time index keeps it in
+// local memory.
+TEST(RtcTest, TheResourceReportGivesRegistersAndLocalMemory) {
+  const std::vector<std::string> report =
+      vendor_resource_report_options(rtc_target_options("90", 32));
+  ASSERT_FALSE(report.empty()) << "NVIDIA reports a compile's resources";
+  auto resources = [&](const std::string& body) {
+    RtcOutput out;
+    EXPECT_TRUE(rtc_compile(assemble_source(test::w4a16_problem(), body), report, &out).ok());
+    EXPECT_TRUE(out.compiled) << out.log;
+    TargetResources t;
+    vendor_read_resource_report(out.log, &t);
+    return t;
+  };
+  const TargetResources plain =
+      resources("KOPT_KERNEL void gemv(float* y) { y[threadIdx.x] = 2.f * y[threadIdx.x]; }");
+  EXPECT_GT(plain.registers, 0);
+  EXPECT_EQ(plain.spill_bytes, 0);
+  const TargetResources local = resources(
+      "KOPT_KERNEL void gemv(float* y, int i) {\n"
+      "  float a[256], s = 0.f;\n"
+      "  for (int k = 0; k < 256; ++k) a[k] = y[k * blockDim.x + threadIdx.x];\n"
+      "  a[i & 255] += 1.f;\n"
+      "  for (int k = 0; k < 256; ++k) s += a[k] * k;\n"
+      "  y[threadIdx.x] = s;\n"
+      "}");
+  EXPECT_GE(local.spill_bytes,
+            1024);  // the array, stored where its index is known only at run time
 }
 
 TEST(RtcTest, CompilerVersionIsReported) {
