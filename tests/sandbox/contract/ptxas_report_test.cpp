@@ -26,8 +26,8 @@ TEST(PtxasReportTest, KeepsTheWorstFunctionsFigures) {
   EXPECT_EQ(r.shared_bytes, 2560);
 }
 
-// Text that is not a report (a compile error's log, a truncated line, a
-// number too long to be one) changes nothing.
+// Text that is not a report (a compile error's log, lines without their
+// number or with another word after it) changes nothing.
 TEST(PtxasReportTest, OtherTextChangesNothing) {
   TargetResources r;
   r.registers = 7;
