@@ -14,11 +14,13 @@ int number_before(const std::string& s, size_t at) {
   return begin == at ? -1 : std::stoi(s.substr(begin, at - begin));
 }
 
-// The number that starts at `at` (digits only, at most nine), or -1.
-int number_at(const std::string& s, size_t at) {
-  size_t end = at;
-  while (end < s.size() && end - at < 9 && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
-  return end == at ? -1 : std::stoi(s.substr(at, end - at));
+// The number that starts at `at` (digits only, at most nine), or -1; `end`
+// where its digits stop.
+int number_at(const std::string& s, size_t at, size_t* end) {
+  *end = at;
+  while (*end < s.size() && *end - at < 9 && std::isdigit(static_cast<unsigned char>(s[*end])))
+    ++*end;
+  return *end == at ? -1 : std::stoi(s.substr(at, *end - at));
 }
 
 // The largest of the numbers that `read` finds at each occurrence of `key`.
@@ -39,10 +41,8 @@ void parse_ptxas_resources(const std::string& log, TargetResources* out) {
   keep_largest(
       log, used,
       [&](size_t at) {
-        const size_t digits = at + used.size();
-        const int v = number_at(log, digits);
-        size_t end = digits;
-        while (end < log.size() && std::isdigit(static_cast<unsigned char>(log[end]))) ++end;
+        size_t end = 0;
+        const int v = number_at(log, at + used.size(), &end);
         return log.compare(end, 10, " registers") == 0 ? v : -1;
       },
       &out->registers);

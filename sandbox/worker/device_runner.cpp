@@ -306,8 +306,8 @@ bool compile_candidate(const EvalRequest& req, const DeviceLimits& limits,
   const Problem* problem = find_problem(req.shape.problem);
   if (!problem) return fail(result, Verdict::kInternalError, "no problem " + req.shape.problem);
   out->source = assemble_source(*problem, cleaned);
-  out->options = options;
-  s = rtc_compile(out->source, options, &out->compiled);
+  out->options = std::move(options);
+  s = rtc_compile(out->source, out->options, &out->compiled);
   result.log = out->compiled.log.substr(0, 16384);
   if (!s.ok()) return fail(result, Verdict::kInternalError, s.message());
   if (!out->compiled.compiled) {

@@ -257,9 +257,10 @@ TEST(CliTest, EvalWithoutAGpuReportsTheTargetsRegisters) {
                         "w4a16_batch", "--shape", "4x5120x3072", "--no-time"});
   EXPECT_EQ(o.code, kExitNoDevice) << o.output;
   EXPECT_NE(o.output.find("nothing was run"), std::string::npos) << o.output;
-  const size_t at = o.output.find("  sm_90: ");
+  const std::string line = "  sm_90: ";
+  const size_t at = o.output.find(line);
   ASSERT_NE(at, std::string::npos) << o.output;
-  const int registers = std::atoi(o.output.c_str() + at + 9);
+  const int registers = std::atoi(o.output.c_str() + at + line.size());
   EXPECT_GT(registers, 0) << o.output;
   EXPECT_LE(registers, 255) << o.output;
   EXPECT_NE(o.output.find(" B local (spills)", at), std::string::npos) << o.output;
