@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/problem.h"
 #include "sandbox/contract/status.h"
+#include "sandbox/contract/target_resources.h"
 
 namespace kopt {
 

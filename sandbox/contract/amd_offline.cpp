@@ -3,11 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "sandbox/contract/report_numbers.h"
 #include "sandbox/contract/static_checks.h"
 #include "sandbox/contract/subprocess.h"
 
@@ -63,11 +63,9 @@ void parse_amdgpu_resources(const std::string& s, TargetResources* out) {
       if (before == 0 || s[before - 1] != ';') continue;
       size_t digits = at + key.size() + 1;
       while (digits < s.size() && (s[digits] == ' ' || s[digits] == '\t')) ++digits;
-      size_t end = digits;
-      while (end < s.size() && end - digits < 9 && std::isdigit(static_cast<unsigned char>(s[end])))
-        ++end;
-      if (end == digits) continue;
-      const int v = std::stoi(s.substr(digits, end - digits));
+      size_t end = 0;
+      const int v = report_numbers::number_at(s, digits, &end);
+      if (v < 0) continue;
       if (first || (take_max ? v > *value : v < *value)) *value = v;
       first = false;
     }

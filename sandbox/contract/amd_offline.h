@@ -9,24 +9,9 @@
 #include <vector>
 
 #include "sandbox/contract/status.h"
+#include "sandbox/contract/target_resources.h"
 
 namespace kopt {
-
-// The resources a kernel needs on one target architecture: the GPU that
-// measured it (from the loaded module) or gfx906 (this offline compile).
-// EvalResult keeps one per target, by name.
-struct TargetResources {
-  bool checked = false;      // the compile for this target ran (false: `note` says why not)
-  bool compiled = false;     // the source builds for it
-  std::string note;          // why not checked, or the compile error summary
-  std::string log;           // compiler output (capped)
-  int registers = 0;         // per thread, worst kernel (NVIDIA registers, AMD VGPRs)
-  int scalar_registers = 0;  // AMD SGPRs, worst kernel
-  int spill_bytes = 0;       // local memory (NVIDIA) or scratch (AMD), worst kernel
-  int shared_bytes = 0;      // static shared memory, worst kernel
-  int occupancy = 0;         // waves per SIMD, lowest kernel (AMD)
-  std::string toolchain;     // the compiler's version line
-};
 
 struct AmdToolchain {
   std::string clang;        // clang++-15 path; empty when not found

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/candidate.h"
 #include "sandbox/contract/problem.h"
+#include "sandbox/contract/target_resources.h"
 
 namespace kopt {
 

@@ -1,27 +1,13 @@
 #include "sandbox/contract/ptxas_report.h"
 
-#include <cctype>
+#include "sandbox/contract/report_numbers.h"
 
 namespace kopt {
 
 namespace {
 
-// The number that ends just before `at` (digits only, at most nine), or -1.
-int number_before(const std::string& s, size_t at) {
-  size_t begin = at;
-  while (begin > 0 && at - begin < 9 && std::isdigit(static_cast<unsigned char>(s[begin - 1])))
-    --begin;
-  return begin == at ? -1 : std::stoi(s.substr(begin, at - begin));
-}
-
-// The number that starts at `at` (digits only, at most nine), or -1; `end`
-// where its digits stop.
-int number_at(const std::string& s, size_t at, size_t* end) {
-  *end = at;
-  while (*end < s.size() && *end - at < 9 && std::isdigit(static_cast<unsigned char>(s[*end])))
-    ++*end;
-  return *end == at ? -1 : std::stoi(s.substr(at, *end - at));
-}
+using report_numbers::number_at;
+using report_numbers::number_before;
 
 // The largest of the numbers that `read` finds at each occurrence of `key`.
 template <typename Read>

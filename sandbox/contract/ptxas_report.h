@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "sandbox/contract/amd_offline.h"
+#include "sandbox/contract/target_resources.h"
 
 namespace kopt {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/candidate.h"
 #include "sandbox/contract/status.h"
+#include "sandbox/contract/target_resources.h"
 #include "sandbox/gpu/gpu_api.h"
 
 namespace kopt {

@@ -12,7 +12,6 @@
 #include "agent/commands.h"
 #include "db/database.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/subprocess.h"
 #include "tests/agent/cli_runner.h"
 #include "tests/test_paths.h"

@@ -14,7 +14,6 @@
 
 #include "kernels/w4a16_gemv/kopt_w4a16_batched_plan.h"
 #include "problems/w4a16_gemv/w4a16_gemv.h"
-#include "sandbox/contract/amd_offline.h"
 #include "sandbox/contract/candidate.h"
 #include "sandbox/contract/prelude.h"
 #include "sandbox/contract/static_checks.h"
