@@ -20,7 +20,7 @@ struct KoptBatchedKernel {
                         unsigned char* packed, hipStream_t stream);
 };
 
-// The register path (xrows) for up to 4 rows, in the packed layout only.
+// The register path (xrows) for up to 8 rows, in the packed layout only.
 struct KoptXrowsKernel {
   KoptXrowsParams params;
   bool tuned;  // built for the shapes of kKoptXrowsTuned only

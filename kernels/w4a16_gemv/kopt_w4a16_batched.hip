@@ -6,8 +6,8 @@
 // and at 8 rows blocks of sixteen warps for those tuned so), its
 // `xrows` seed for 1 (bf16), 2 and 4 rows and each number of warps of a
 // block (and lane groups of 16 for 1 and 2 rows of short K and for 4 rows
-// of mid-length K; and the builds tuned for some contest shapes), and their
-// tables. On NVIDIA both multiply x as
+// of mid-length K; and the builds tuned for some contest shapes, 8 rows
+// among them), and their tables. On NVIDIA both multiply x as
 // 16-bit words by dp2a.
 #include "kopt_launch.h"
 #include "kopt_prelude.h"
@@ -271,6 +271,20 @@
 #define KOPT_XROWS_OCC 0
 #define KOPT_XROWS_COLS 6
 #include "kopt_w4a16_xrows_instance.inc"
+// 8 rows, one block an SM: 7168x1536 and 7168x1024 (seven warps, four
+// columns), 5120x256 (five warps, two columns).
+#define KOPT_XROWS_ROWS 8
+#define KOPT_XROWS_WARPS 7
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 1
+#define KOPT_XROWS_COLS 4
+#include "kopt_w4a16_xrows_instance.inc"
+#define KOPT_XROWS_ROWS 8
+#define KOPT_XROWS_WARPS 5
+#define KOPT_XROWS_LANES 32
+#define KOPT_XROWS_OCC 1
+#define KOPT_XROWS_COLS 2
+#include "kopt_w4a16_xrows_instance.inc"
 #endif
 #define KOPT_XROWS_ROWS 4
 #define KOPT_XROWS_WARPS 1
@@ -484,6 +498,8 @@ constexpr KoptXrowsKernel kKoptXrowsKernels[] = {
     {kopt_xrows_m2_5_l32_c3_o4_build::kParams, true, kopt_xrows_m2_5_l32_c3_o4_build::call},
     {kopt_xrows_m4_5_l32_c2_o0_build::kParams, true, kopt_xrows_m4_5_l32_c2_o0_build::call},
     {kopt_xrows_m4_5_l32_c6_o0_build::kParams, true, kopt_xrows_m4_5_l32_c6_o0_build::call},
+    {kopt_xrows_m8_7_l32_c4_o1_build::kParams, true, kopt_xrows_m8_7_l32_c4_o1_build::call},
+    {kopt_xrows_m8_5_l32_c2_o1_build::kParams, true, kopt_xrows_m8_5_l32_c2_o1_build::call},
 #endif
     {{0, 0}, false, nullptr}};
 

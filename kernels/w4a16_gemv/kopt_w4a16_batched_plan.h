@@ -284,8 +284,9 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
 // block). Measured on an H100 (2026-11-26, PERFORMANCE.md): faster than
 // klanes at M = 2 and 4 on most contest shapes, and at M = 2 than two
 // batch-1 calls on all of them. The 1-row bucket serves bf16 calls only
-// (KoptW4a16Batched::block_rows says why).
-constexpr int kKoptXrowsBuckets[] = {1, 2, 4};
+// (KoptW4a16Batched::block_rows says why); the 8-row bucket only the shapes
+// tuned for it (kKoptXrowsTuned).
+constexpr int kKoptXrowsBuckets[] = {1, 2, 4, 8};
 constexpr int kKoptXrowsMaxRows = kopt_largest_bucket(kKoptXrowsBuckets);
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32
 
@@ -317,9 +318,10 @@ constexpr long long kopt_xrows_warps(long long K, const KoptXrowsParams& p) {
 // (5120x6144 15.36 against 15.83, 5120x3584 10.86 against 12.07, 3456x5120
 // 10.57 against 12.42, 7168x1536 8.05 against 9.58; one exception measured,
 // 4096x7168 13.91 against klanes's 13.72). 1 and 2 rows stay on xrows
-// (one row: kopt_xrows_one_bf16_row decides).
+// (one row: kopt_xrows_one_bf16_row decides); 5 to 8 rows take klanes
+// but on the shapes tuned for them (kKoptXrowsTuned).
 inline bool kopt_xrows_preferred(long long rows, long long K, long long N) {
-  return rows <= 2 || (K > 1536 && K * N < (31LL << 20));
+  return rows <= 2 || (rows <= 4 && K > 1536 && K * N < (31LL << 20));
 }
 
 // Whether one bf16 row (x and y) runs on the register path rather than on
@@ -403,14 +405,28 @@ constexpr long long kopt_xrows_lanes(long long K, long long rows, long long warp
 // No rule by K and N alone picks these (one wave of tiles at 7168x1536,
 // not at 5120x6144, where six columns are the slowest), so elsewhere the
 // default stays, the choice measured best on most shapes.
+// At 8 rows (5 to 8: the 8-row bucket) the register path runs only the
+// shapes where it was measured faster than klanes's 8-row build, in blocks
+// alone on an SM (two of five to seven warps do not fit: a lane needs 223
+// to 255 registers at K of 5120 to 7168). On an H100 (2026-12-07,
+// PERFORMANCE.md), the seed at 8 rows (OCC 1, BATCH 8, one tile ahead at
+// four columns, two at two, x converted before the first weights are
+// requested) against the library's example, us: 7168x1536 4 columns 11.02
+// against 11.68, 7168x1024 4 columns 8.86 against 9.39, 5120x256 2 columns
+// 5.43 against 5.91; slower on the eleven other contest shapes (5120x6144
+// 27.77 against 20.07, 384x5120 19.06 against 4.72). The library with these
+// builds against the one before, on an H100 (2026-12-07, PERFORMANCE.md),
+// the better of two rounds: 8 rows of 7168x1536 11.62 -> 10.80, 7168x1024
+// 9.39 -> 8.73, 5120x256 5.88 -> 5.28; 5 rows 11.20 -> 10.22, 9.09 -> 8.08,
+// 5.75 -> 5.06; 6 rows 8-12% faster too.
 struct KoptXrowsTuned {
-  long long rows, K, N, cols, occ;  // rows: the bucket (2 or 4)
+  long long rows, K, N, cols, occ;  // rows: the bucket (2, 4 or 8)
 };
 constexpr KoptXrowsTuned kKoptXrowsTuned[] = {
     {2, 7168, 9216, 6, 0}, {2, 7168, 1536, 6, 0}, {2, 5120, 6144, 3, 0}, {2, 5120, 3584, 2, 0},
     {2, 5120, 768, 6, 0},  {2, 5120, 256, 2, 0},  {2, 4608, 7168, 4, 4}, {4, 7168, 9216, 4, 2},
     {4, 5120, 256, 2, 2},  {4, 3072, 5120, 3, 4}, {2, 5120, 3072, 3, 4}, {4, 5120, 768, 6, 0},
-    {4, 4608, 7168, 2, 0}};
+    {4, 4608, 7168, 2, 0}, {8, 7168, 1536, 4, 1}, {8, 7168, 1024, 4, 1}, {8, 5120, 256, 2, 1}};
 // The tuned build's parameters for `rows` rows (in the smallest bucket
 // that holds them) of K x N; nullptr where the default choice serves it.
 inline const KoptXrowsTuned* kopt_xrows_tuned(long long rows, long long K, long long N) {
@@ -431,12 +447,18 @@ inline const KoptXrowsTuned* kopt_xrows_tuned(long long rows, long long K, long 
 // Slower with more warps or lane groups of 16 (why was not measured):
 // 7168x9216 (seven warps) at 4 rows 25.38 -> 26.95, at 2 rows 17.95 ->
 // 18.69; 4096x7168 at 4 rows (eight warps of 16 lanes) 13.04 -> 13.53.
-// A wavefront of 64 keeps one, which gfx906 was measured and checked for
+// The 8-row builds take eight at any warps: on an H100 (2026-12-07,
+// PERFORMANCE.md), the seed at 8 rows in seven warps, eight against one,
+// us: 7168x1536 11.02 against 11.20, 7168x1024 8.79 against 9.04. A
+// wavefront of 64 keeps one, which gfx906 was measured and checked for
 // scratch with.
 constexpr long long kKoptXrowsBatchTiles = 8;
 constexpr long long kKoptXrowsBatchMostWarps = 5;
-constexpr long long kopt_xrows_batch(long long warps, long long lanes, long long warp) {
-  return warp == 32 && lanes == 32 && warps <= kKoptXrowsBatchMostWarps ? kKoptXrowsBatchTiles : 1;
+constexpr long long kopt_xrows_batch(long long rows, long long warps, long long lanes,
+                                     long long warp) {
+  return warp == 32 && lanes == 32 && (warps <= kKoptXrowsBatchMostWarps || rows == 8)
+             ? kKoptXrowsBatchTiles
+             : 1;
 }
 
 // The contract's estimate of a lane's registers: 18 a row of x, 5 a column
@@ -480,12 +502,21 @@ constexpr long long kopt_xrows_register_cap(const KoptXrowsParams& p, long long 
 // ring spilled and was much slower (6144x4096, twelve warps of 16 lanes,
 // 11.23 -> 15.55; 2 rows of 7168x9216, two blocks an SM, 17.53 -> 22.61).
 // The library with both rules against the builds before: 4 rows of
-// 7168x1536 7.59 -> 7.40, 4096x7168 13.10 -> 12.82. `p` as built with one
-// tile ahead. On a wavefront of 64, one (not measured there).
+// 7168x1536 7.59 -> 7.40, 4096x7168 13.10 -> 12.82. And only where the
+// estimate at three tiles fits those 255: not at 8 rows of four columns
+// (264), which take one (kKoptXrowsTuned). On an H100 (2026-12-07,
+// PERFORMANCE.md), the 8-row builds, us: two columns three tiles ahead
+// against two, 5120x256 5.33 against 5.41; four columns two ahead against
+// one within 2% (7168x1536 10.81 against 11.02, 7168x1024 8.70 against
+// 8.79), so one stays. `p` as built with
+// one tile ahead. On a wavefront of 64, one (not measured there).
+constexpr long long kKoptXrowsMostAhead = 3;
 constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
+  KoptXrowsParams most = p;
+  most.ahead = kKoptXrowsMostAhead;
   return warp == 32 && kopt_xrows_blocks_an_sm(p, warp) == 1 &&
-                 kopt_xrows_register_cap(p, warp) >= 255
-             ? 3
+                 kopt_xrows_register_cap(p, warp) >= 255 && kopt_xrows_registers(most) <= 255
+             ? kKoptXrowsMostAhead
              : 1;
 }
 
@@ -505,9 +536,14 @@ constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
 // wrong sums on the fourth tile of every block (why was not found; the
 // order before verified there), and 2 rows of 4608x7168 at OCC 4 ran slower
 // (10.73 -> 10.86). On a wavefront of 64, the order before (not measured
-// there).
+// there); nor past 4 rows, where x as loaded, held until its conversion, is
+// 128 registers at 8 rows: on an H100 (2026-12-07, PERFORMANCE.md), the
+// 8-row builds with it slower, us: 7168x1536 11.19 against 11.02,
+// 7168x1024 9.27 against 8.79, 5120x256 5.76 against 5.33.
+constexpr long long kKoptXrowsEarlyMostRows = 4;
 constexpr bool kopt_xrows_early(const KoptXrowsParams& p, long long warp) {
-  return warp == 32 && kopt_xrows_register_cap(p, warp) >= kopt_xrows_registers(p) + 16;
+  return warp == 32 && p.rows <= kKoptXrowsEarlyMostRows &&
+         kopt_xrows_register_cap(p, warp) >= kopt_xrows_registers(p) + 16;
 }
 
 // grid and block for K x N (the seed has no shared memory to size and no workspace).

@@ -182,10 +182,17 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
     w.description += " (one bf16 or fp16-to-fp16 row: xrows)";
   else if (bf16_row)
     w.description += " (one bf16 row: xrows)";
-  if (layout == 0 && kopt_xrows_kernel(2, K, N, w.args.G, w.args.warp))
-    w.description += kopt_xrows_kernel(4, K, N, w.args.G, w.args.warp)
-                         ? " (M 2-4: xrows, M >= 5: klanes; batched)"
-                         : " (M 2: xrows, M >= 3: klanes; batched)";
+  // The register path serves blocks of 2 rows up to its largest bucket that
+  // it serves from 2 rows on without a gap (the buckets after 1: 2, 4, 8).
+  int xrows_top = 0;
+  for (const int bucket : kKoptXrowsBuckets)
+    if (bucket > 1) {
+      if (layout != 0 || !kopt_xrows_kernel(bucket, K, N, w.args.G, w.args.warp)) break;
+      xrows_top = bucket;
+    }
+  if (xrows_top > 0)
+    w.description += " (M 2" + (xrows_top > 2 ? "-" + std::to_string(xrows_top) : "") +
+                     ": xrows, M >= " + std::to_string(xrows_top + 1) + ": klanes; batched)";
   else
     w.description += " (M >= " + std::to_string(kopt_batched_min_rows(K)) + ": klanes, batched)";
   return hipSuccess;

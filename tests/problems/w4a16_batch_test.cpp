@@ -81,16 +81,19 @@ TEST(W4a16BatchTest, SeedsAndKnobsCompileForBothTargetsWithoutScratch) {
 
 // The register path's builds walk eight tiles between barriers in blocks of
 // at most five warps of 32 lanes on a warp of 32 (5120x3072: five warps;
-// 3072x5120: three), one in blocks of more warps (7168x9216: seven), in
-// lane groups of 16 (4096x7168 at 4 rows) and on a wavefront of 64.
+// 3072x5120: three) and at 8 rows (7168x1536: seven), one in blocks of
+// more warps at 2 and 4 rows (7168x9216: seven), in lane groups of 16
+// (4096x7168 at 4 rows) and on a wavefront of 64.
 TEST(W4a16BatchTest, TheRegisterPathBatchesItsBlockSumsOnlyInBlocksOfFewWarps) {
-  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(5120, KoptXrowsParams{4, 0}), 32, 32), 8);
-  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(3072, KoptXrowsParams{2, 0}), 32, 32), 8);
-  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(7168, KoptXrowsParams{4, 0}), 32, 32), 1);
+  EXPECT_EQ(kopt_xrows_batch(4, kopt_xrows_warps(5120, KoptXrowsParams{4, 0}), 32, 32), 8);
+  EXPECT_EQ(kopt_xrows_batch(2, kopt_xrows_warps(3072, KoptXrowsParams{2, 0}), 32, 32), 8);
+  EXPECT_EQ(kopt_xrows_batch(4, kopt_xrows_warps(7168, KoptXrowsParams{4, 0}), 32, 32), 1);
+  EXPECT_EQ(kopt_xrows_batch(2, kopt_xrows_warps(7168, KoptXrowsParams{2, 0}), 32, 32), 1);
+  EXPECT_EQ(kopt_xrows_batch(8, kopt_xrows_warps(7168, KoptXrowsParams{8, 0}), 32, 32), 8);
   EXPECT_EQ(kopt_xrows_lanes(4096, 4, 32), 16);
-  EXPECT_EQ(kopt_xrows_batch(kopt_xrows_warps(4096, KoptXrowsParams{4, 0, 4, 16}), 16, 32), 1);
-  EXPECT_EQ(kopt_xrows_batch(1, 32, 64), 1);
-  EXPECT_EQ(kopt_xrows_batch(2, 64, 64), 1);
+  EXPECT_EQ(kopt_xrows_batch(4, kopt_xrows_warps(4096, KoptXrowsParams{4, 0, 4, 16}), 16, 32), 1);
+  EXPECT_EQ(kopt_xrows_batch(4, 1, 32, 64), 1);
+  EXPECT_EQ(kopt_xrows_batch(8, 2, 64, 64), 1);
 }
 
 // The register path loads three tiles ahead where a block of at most eight
@@ -100,7 +103,9 @@ TEST(W4a16BatchTest, TheRegisterPathBatchesItsBlockSumsOnlyInBlocksOfFewWarps) {
 // registers (6144x4096: twelve warps of 16 lanes); it requests the first
 // tiles' weights before converting x where the launch bounds leave 16
 // registers past the estimate (not at OCC 2 of seven warps, nor 2 rows of
-// five warps at OCC 4); on a wavefront of 64 neither.
+// five warps at OCC 4); on a wavefront of 64 neither. At 8 rows, alone on
+// an SM: three tiles ahead at two columns (224 registers), one at four,
+// where three would be past 255 (264); x converted first.
 TEST(W4a16BatchTest, TheRegisterPathLoadsAheadWhereItsRegistersAllow) {
   const KoptXrowsParams seven{4, kopt_xrows_warps(7168, KoptXrowsParams{4, 0})};
   EXPECT_EQ(kopt_xrows_ahead(seven, 32), 3);
@@ -118,6 +123,11 @@ TEST(W4a16BatchTest, TheRegisterPathLoadsAheadWhereItsRegistersAllow) {
   EXPECT_FALSE(kopt_xrows_early(KoptXrowsParams{2, 5, 4, 32, 4}, 32));
   EXPECT_EQ(kopt_xrows_ahead(KoptXrowsParams{4, 2}, 64), 1);
   EXPECT_FALSE(kopt_xrows_early(KoptXrowsParams{2, 2}, 64));
+  const KoptXrowsParams eight_four{8, 7, 4, 32, 1}, eight_two{8, 5, 2, 32, 1};
+  EXPECT_EQ(kopt_xrows_ahead(eight_four, 32), 1);
+  EXPECT_EQ(kopt_xrows_ahead(eight_two, 32), 3);
+  EXPECT_FALSE(kopt_xrows_early(eight_four, 32));
+  EXPECT_FALSE(kopt_xrows_early(KoptXrowsParams{8, 5, 2, 32, 1, 3}, 32));
 }
 
 // Two rows run on the batched kernels only past K = 8192, where the weight
@@ -355,7 +365,7 @@ TEST(W4a16BatchTest, TheLibrarysRegisterPathIsTheContractsPlan) {
   // (lanes, blocks an SM, columns) of the library's builds.
   constexpr std::array<int64_t, 3> kBuilds[] = {{32, 0, 4}, {16, 0, 4}, {32, 3, 4}, {32, 4, 4},
                                                 {32, 2, 4}, {32, 0, 2}, {32, 2, 2}, {32, 0, 3},
-                                                {32, 4, 3}, {32, 0, 6}};
+                                                {32, 4, 3}, {32, 0, 6}, {32, 1, 4}, {32, 1, 2}};
   std::map<std::array<int64_t, 3>, int> checked_on_nvidia;
   for (int64_t rows : kKoptXrowsBuckets)
     for (int64_t warps = 1; warps <= kKoptXrowsMaxWarps; ++warps)
@@ -433,6 +443,11 @@ TEST(W4a16BatchTest, ThreeAndFourRowsTakeTheMeasuredPath) {
     EXPECT_TRUE(kopt_xrows_preferred(rows, 1568, 6144));
     EXPECT_TRUE(kopt_xrows_preferred(rows, 1792, 4096));
   }
+  // 5 to 8 rows: klanes, but on the shapes tuned for the register path.
+  for (long long rows : {5, 8}) {
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 7168, 1536));
+    EXPECT_FALSE(kopt_xrows_preferred(rows, 5120, 3072));
+  }
 }
 
 // The register path's tuned builds: the columns and blocks an SM measured
@@ -452,6 +467,16 @@ TEST(W4a16BatchTest, TunedShapesTakeTheirRegisterPathBuild) {
   EXPECT_EQ(kopt_xrows_tuned(3, 5120, 256)->rows, 4);
   EXPECT_EQ(kopt_xrows_tuned(4, 7168, 9216)->occ, 2);  // where the rule prefers klanes
   EXPECT_EQ(kopt_xrows_tuned(5, 7168, 9216), nullptr);
+  // 5 to 8 rows: the 8-row bucket's entries, one block an SM.
+  ASSERT_NE(kopt_xrows_tuned(8, 7168, 1536), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(8, 7168, 1536)->cols, 4);
+  EXPECT_EQ(kopt_xrows_tuned(8, 7168, 1536)->occ, 1);
+  ASSERT_NE(kopt_xrows_tuned(5, 7168, 1024), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(5, 7168, 1024)->rows, 8);
+  ASSERT_NE(kopt_xrows_tuned(7, 5120, 256), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(7, 5120, 256)->cols, 2);
+  EXPECT_EQ(kopt_xrows_tuned(8, 5120, 6144), nullptr);
+  EXPECT_EQ(kopt_xrows_tuned(9, 7168, 1536), nullptr);  // past the register path's buckets
   // The X16 probe's entries.
   ASSERT_NE(kopt_xrows_tuned(2, 5120, 3072), nullptr);
   EXPECT_EQ(kopt_xrows_tuned(2, 5120, 3072)->occ, 4);

@@ -166,7 +166,9 @@ TEST_F(GpuTest, KlanesSpreadColumnBlocksVerify) {
 // at BATCH 8, nineteen or twenty at BATCH 2 with two columns a lane), in
 // both forms of x; and the ring of loads three and two tiles ahead, with
 // the first tiles' weights requested before x's conversion (the default)
-// and after it.
+// and after it. And 8 rows at one block an SM as the library builds them
+// (four columns one tile ahead, two columns three ahead; x converted
+// first), on 2 to 7 rows (not 9472: ten warps would be past 64K registers).
 TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
   EXPECT_EQ(expect_verifies(
                 batch_seed("xrows"),
@@ -183,6 +185,21 @@ TEST_F(GpuTest, XrowsSixteenBitXVerifies) {
                     {{"MR", 4}, {"X16", 1}, {"AHEAD", 2}, {"EARLY", 0}, {"BATCH", 2}, {"OCC", 1}},
                 }),
             29);
+  EXPECT_EQ(expect_verifies(
+                batch_seed("xrows"),
+                {w4a16_batch::shape(4, 384, 5120, 64), w4a16_batch::shape(3, 4096, 777, 64),
+                 w4a16_batch::shape(2, 3072, 264, 32), w4a16_batch::shape(7, 7168, 1000, 128)},
+                {
+                    {{"MR", 8}, {"X16", 1}, {"OCC", 1}, {"BATCH", 8}, {"EARLY", 0}},
+                    {{"MR", 8},
+                     {"X16", 1},
+                     {"ROWS", 2},
+                     {"AHEAD", 3},
+                     {"OCC", 1},
+                     {"BATCH", 8},
+                     {"EARLY", 0}},
+                }),
+            8);
 }
 
 // The dot seed with lane groups narrower than the warp on shapes whose column
