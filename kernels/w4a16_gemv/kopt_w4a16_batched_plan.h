@@ -508,8 +508,8 @@ constexpr long long kopt_xrows_register_cap(const KoptXrowsParams& p, long long 
 // PERFORMANCE.md), the 8-row builds, us: two columns three tiles ahead
 // against two, 5120x256 5.33 against 5.41; four columns two ahead against
 // one within 2% (7168x1536 10.81 against 11.02, 7168x1024 8.70 against
-// 8.79), so one stays. `p` as built with
-// one tile ahead. On a wavefront of 64, one (not measured there).
+// 8.79), so one stays. `p` as built with one tile ahead. On a wavefront
+// of 64, one (not measured there).
 constexpr long long kKoptXrowsMostAhead = 3;
 constexpr long long kopt_xrows_ahead(const KoptXrowsParams& p, long long warp) {
   KoptXrowsParams most = p;

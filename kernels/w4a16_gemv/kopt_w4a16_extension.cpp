@@ -187,7 +187,7 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
   int xrows_top = 0;
   for (const int bucket : kKoptXrowsBuckets)
     if (bucket > 1) {
-      if (layout != 0 || !kopt_xrows_kernel(bucket, K, N, w.args.G, w.args.warp)) break;
+      if (!in_registers(*this, w, bucket)) break;
       xrows_top = bucket;
     }
   if (xrows_top > 0)
