@@ -407,18 +407,18 @@ constexpr long long kopt_xrows_lanes(long long K, long long rows, long long warp
 // default stays, the choice measured best on most shapes.
 // At 8 rows (5 to 8: the 8-row bucket) the register path runs only the
 // shapes where it was measured faster than klanes's 8-row build, in blocks
-// alone on an SM (two of five to seven warps do not fit: a lane needs 223
-// to 255 registers at K of 5120 to 7168). On an H100 (2026-12-07,
+// alone on an SM (two of five to seven warps do not fit: a lane needs 223 to
+// 255 registers at K of 5120 to 7168). On an H100 (2026-12-07,
 // PERFORMANCE.md), the seed at 8 rows (OCC 1, BATCH 8, one tile ahead at
-// four columns, two at two, x converted before the first weights are
-// requested) against the library's example, us: 7168x1536 4 columns 11.02
-// against 11.68, 7168x1024 4 columns 8.86 against 9.39, 5120x256 2 columns
-// 5.43 against 5.91; slower on the eleven other contest shapes (5120x6144
-// 27.77 against 20.07, 384x5120 19.06 against 4.72). The library with these
-// builds against the one before, on an H100 (2026-12-07, PERFORMANCE.md),
-// the better of two rounds: 8 rows of 7168x1536 11.62 -> 10.80, 7168x1024
-// 9.39 -> 8.73, 5120x256 5.88 -> 5.28; 5 rows 11.20 -> 10.22, 9.09 -> 8.08,
-// 5.75 -> 5.06; 6 rows 8-12% faster too.
+// four columns, two at two (the build takes three, kopt_xrows_ahead), x
+// converted before the first weights are requested) against the library's
+// example, us: 7168x1536 4 columns 11.02 against 11.68, 7168x1024 4 columns
+// 8.86 against 9.39, 5120x256 2 columns 5.43 against 5.91; slower on the
+// eleven other contest shapes (5120x6144 27.77 against 20.07, 384x5120 19.06
+// against 4.72). The library with these builds against the one before, on an
+// H100 (2026-12-07, PERFORMANCE.md), the better of two rounds: 8 rows of
+// 7168x1536 11.62 -> 10.80, 7168x1024 9.39 -> 8.73, 5120x256 5.88 -> 5.28; 5
+// rows 11.20 -> 10.22, 9.09 -> 8.08, 5.75 -> 5.06; 6 rows 8-12% faster too.
 struct KoptXrowsTuned {
   long long rows, K, N, cols, occ;  // rows: the bucket (2, 4 or 8)
 };
@@ -456,7 +456,8 @@ constexpr long long kKoptXrowsBatchTiles = 8;
 constexpr long long kKoptXrowsBatchMostWarps = 5;
 constexpr long long kopt_xrows_batch(long long rows, long long warps, long long lanes,
                                      long long warp) {
-  return warp == 32 && lanes == 32 && (warps <= kKoptXrowsBatchMostWarps || rows == 8)
+  return warp == 32 && lanes == 32 &&
+                 (warps <= kKoptXrowsBatchMostWarps || rows == kKoptXrowsMaxRows)
              ? kKoptXrowsBatchTiles
              : 1;
 }
