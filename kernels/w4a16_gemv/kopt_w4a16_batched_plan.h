@@ -1,8 +1,9 @@
 // How the library launches its batched kernels (the w4a16_batch problem's
 // `klanes` seed, one build per M bucket, and its `xrows` seed for 2 to 4
-// rows): the seeds' contract expressions written as C++, with the parameters
-// the library builds them with. Plain C++ (no GPU runtime), so the tests
-// compare it with the contracts' own plans.
+// rows, and 5 to 8 on the shapes tuned for them): the seeds' contract
+// expressions written as C++, with the parameters the library builds them
+// with. Plain C++ (no GPU runtime), so the tests compare it with the
+// contracts' own plans.
 #pragma once
 
 #include "../common/kopt_contract_ops.h"
@@ -278,14 +279,14 @@ inline KoptBatchedLaunch kopt_batched_launch(const KoptBatchedParams& p, long lo
   return l;
 }
 
-// The register path for 2 to 4 rows, and one row in bf16: the w4a16_batch
-// problem's `xrows` seed (x of each lane's chunk of every row in registers,
-// K split over the warps of a block), one build per (row bucket, warps of a
-// block). Measured on an H100 (2026-11-26, PERFORMANCE.md): faster than
-// klanes at M = 2 and 4 on most contest shapes, and at M = 2 than two
-// batch-1 calls on all of them. The 1-row bucket serves bf16 calls only
-// (KoptW4a16Batched::block_rows says why); the 8-row bucket only the shapes
-// tuned for it (kKoptXrowsTuned).
+// The register path for 2 to 4 rows (5 to 8 on the shapes tuned for them),
+// and one row in bf16: the w4a16_batch problem's `xrows` seed (x of each
+// lane's chunk of every row in registers, K split over the warps of a block),
+// one build per (row bucket, warps of a block). Measured on an H100
+// (2026-11-26, PERFORMANCE.md): faster than klanes at M = 2 and 4 on most
+// contest shapes, and at M = 2 than two batch-1 calls on all of them. The
+// 1-row bucket serves bf16 calls only (KoptW4a16Batched::block_rows says
+// why); the 8-row bucket only the shapes tuned for it (kKoptXrowsTuned).
 constexpr int kKoptXrowsBuckets[] = {1, 2, 4, 8};
 constexpr int kKoptXrowsMaxRows = kopt_largest_bucket(kKoptXrowsBuckets);
 constexpr int kKoptXrowsMaxWarps = 8;  // the builds: K up to 8 x 32 chunks of 32

@@ -199,18 +199,18 @@ hipError_t KoptW4a16Batched::after_init(KoptWeights& w, hipStream_t stream, cons
 }
 
 // Up to the largest bucket at once (the weights read once per block) where
-// the batched kernels serve this shape and the block has enough rows to
-// gain; 2 to 4 rows on the register path where it serves the shape and is
-// the faster. One row in bf16, or fp16 with fp16 y, on the register path
-// too where it is the faster (bf16_row, fp16_row) and the entry has no
-// builds of its own for those dtypes (the C API runs the row on those
-// first): the batch-1 kernel then reads fp16 x and writes fp32 y, so such a
-// call converts y after it, and bf16 x before it (2.1-2.4 us a call for
-// both on the H200, measured on kopt_w8a16's), which the 1-row build,
-// reading and writing those dtypes itself, does not: one bf16 row of the
-// contest shapes took 78.48 us summed against 92.64 before, 0.62-0.96 of
-// the time on the twelve it serves (H200, PERFORMANCE.md, 2026-11-29; the
-// entries' own builds since: 63.56).
+// the batched kernels serve this shape and the block has enough rows to gain;
+// 2 to 4 rows (5 to 8 on the shapes tuned for them) on the register path
+// where it serves the shape and is the faster. One row in bf16, or fp16 with
+// fp16 y, on the register path too where it is the faster (bf16_row,
+// fp16_row) and the entry has no builds of its own for those dtypes (the C
+// API runs the row on those first): the batch-1 kernel then reads fp16 x and
+// writes fp32 y, so such a call converts y after it, and bf16 x before it
+// (2.1-2.4 us a call for both on the H200, measured on kopt_w8a16's), which
+// the 1-row build, reading and writing those dtypes itself, does not: one
+// bf16 row of the contest shapes took 78.48 us summed against 92.64 before,
+// 0.62-0.96 of the time on the twelve it serves (H200, PERFORMANCE.md,
+// 2026-11-29; the entries' own builds since: 63.56).
 int KoptW4a16Batched::block_rows(const KoptWeights& w, int remaining, int x_dtype,
                                  int y_dtype) const {
   // One row: fp16 x with fp32 y keeps the batch-1 kernels, which convert nothing.
